@@ -1,0 +1,33 @@
+// Package gctrace reads the output of GODEBUG=gctrace=1 for every Go version
+// and turns it into cycles, process segments and per-segment summaries.
+//
+// The runtime prints one line per GC cycle to standard error. Its shape has
+// changed several times:
+//
+//	Go ≤ 1.4      gc15(8): 5416+53+14938+239 us, 40 -> 42 MB, 416228 (…) objects, …
+//	Go 1.5 dev    gc #1 @0.240s 37%: 0+37+18+9+43 ms clock, 0+37+0+0/9/0+43 ms cpu, 4->5->2 MB, 4 MB goal, 1 P
+//	Go 1.5–1.6    gc 1 @0.020s 1%: 0.03+2.5+0.15+0.41+0.62 ms clock, 0.13+2.5+0+0.16/0.25/0.69+2.4 ms cpu, 4->4->1 MB, 5 MB goal, 4 P
+//	Go 1.7–1.17   gc 1 @0.059s 0%: 0.11+1.3+0.085 ms clock, 0.22+0.16/0.55/0+0.17 ms cpu, 3->3->0 MB, 4 MB goal, 2 P
+//	Go ≥ 1.18     … 4 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)
+//
+// Before Go 1.5 the whole collection stopped the world, so the four phase
+// times add up to one pause. From Go 1.5 the first and last clock phases
+// (sweep termination and mark termination) stop the world and the phases in
+// between run concurrently with the program. The CPU fields split the mark
+// phase into assist (work done by allocating goroutines), background and idle
+// mark time. Heap sizes are printed in MiB (bytes >> 20) and labelled MB.
+//
+// Logs that people paste contain more than cycle lines: scavenger lines
+// (scvg, scav), pacer traces (pacer:), the periodic "GC forced" marker,
+// "# pkg" headers written by the go command, journald, syslog or container
+// prefixes, comments and blank lines, and sometimes a truncated last line.
+// A [Reader] classifies every line and never gives up on a bad one: a line
+// that looks like a cycle but does not parse becomes a [SyntaxError] with its
+// position, and reading goes on.
+//
+// One stream often holds several processes: `go build` runs the compiler and
+// the linker many times, and every one of them prints its own cycles starting
+// again at gc 1, sometimes interleaved with the go command's own cycles.
+// [Parse] splits the cycles into [Segment]s, one per process, and computes a
+// [Summary] for each in a single pass with bounded memory.
+package gctrace

@@ -1,0 +1,223 @@
+package gctrace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Options tune Parse. The zero value is ready to use.
+type Options struct {
+	// GOGC is the program's GOGC, used to recognise cycles at the minimum
+	// heap (4 MiB × GOGC/100). Zero means unknown: 100 is assumed.
+	GOGC int
+	// MaxCycles bounds the cycles kept in Segment.Cycles over the whole Log
+	// (default 100000, about 20 MB); summaries always see every cycle.
+	MaxCycles int
+	// MaxSegments bounds the segments kept in Log.Segments (default 10000);
+	// cycles of later segments are counted in Log.SegmentsDropped only.
+	MaxSegments int
+	// Progress, when set, is called now and then with the bytes read so far.
+	Progress func(bytesRead int64)
+}
+
+func (o *Options) minHeapMB() int64 {
+	g := o.GOGC
+	if g <= 0 {
+		g = 100
+	}
+	// The runtime's floor is 4 MiB × GOGC/100; the printed goal is rounded
+	// down to whole MiB, so a goal at the floor prints as floor or floor+0.
+	return int64(math.Ceil(4 * float64(g) / 100))
+}
+
+// InputStats counts what a Reader found in one input.
+type InputStats struct {
+	Name     string
+	Lines    int
+	Bytes    int64
+	Kinds    [KindError + 1]int // lines per Kind
+	Errors   []*SyntaxError     // first errors, at most maxErrors
+	NErrors  int                // all syntax errors
+	Partial  bool               // the input ended inside a cycle line
+	Binary   bool               // the input holds NUL bytes: not a text log
+	Segments int                // segments that started in this input
+}
+
+const maxErrors = 20
+
+// Log is the result of Parse: every input's statistics and the segments
+// found in them.
+type Log struct {
+	Inputs          []InputStats
+	Segments        []*Segment
+	CyclesDropped   int // cycles not kept in Segment.Cycles (Options.MaxCycles)
+	SegmentsDropped int // segments not kept in Segments (Options.MaxSegments)
+	opts            Options
+}
+
+func (l *Log) addSegment(s *Segment) {
+	if len(l.Segments) >= l.opts.MaxSegments {
+		l.SegmentsDropped++
+		return
+	}
+	s.Index = len(l.Segments)
+	l.Segments = append(l.Segments, s)
+	if n := len(l.Inputs); n > 0 {
+		l.Inputs[n-1].Segments++
+	}
+}
+
+// Cycles returns the number of cycles in all segments.
+func (l *Log) Cycles() int {
+	n := 0
+	for _, s := range l.Segments {
+		n += s.Summary.Cycles
+	}
+	return n
+}
+
+// Partial reports whether any input ended inside a cycle line.
+func (l *Log) Partial() bool {
+	for _, in := range l.Inputs {
+		if in.Partial {
+			return true
+		}
+	}
+	return false
+}
+
+// Parser reads one or more inputs into a Log. Segments never span inputs.
+type Parser struct {
+	log Log
+}
+
+// NewParser returns a Parser with the given options.
+func NewParser(opts Options) *Parser {
+	if opts.MaxCycles <= 0 {
+		opts.MaxCycles = 100000
+	}
+	if opts.MaxSegments <= 0 {
+		opts.MaxSegments = 10000
+	}
+	return &Parser{log: Log{opts: opts}}
+}
+
+// ErrNoCycles is wrapped by the error Add returns for an input without a
+// single gctrace cycle line.
+var ErrNoCycles = errors.New("no gctrace cycle lines")
+
+// Add reads one input to its end. It returns an error for I/O failures and
+// for inputs that are not gctrace logs at all (binary data, or no cycle
+// line); the error names the input. Bad lines are not errors: they are
+// counted in the input's InputStats.
+func (p *Parser) Add(r io.Reader, name string) error {
+	l := &p.log
+	l.Inputs = append(l.Inputs, InputStats{Name: name})
+	st := &l.Inputs[len(l.Inputs)-1]
+	rd := NewReader(r, name)
+	sg := &segmenter{log: l, opts: &l.opts}
+	var nextProgress int64
+	for rd.Scan() {
+		rec := rd.Record()
+		st.Lines++
+		st.Kinds[rec.Kind]++
+		if st.Lines <= 64 && bytes.IndexByte(rec.Text, 0) >= 0 {
+			st.Binary = true
+		}
+		switch rec.Kind {
+		case KindCycle:
+			sg.cycle(name, rec.Cycle)
+		case KindForced:
+			sg.forced(rec.Process)
+		case KindScavenge:
+			sg.scavenge(rec.Process)
+		case KindHeader:
+			sg.header(rec.Text)
+		case KindError:
+			st.NErrors++
+			if len(st.Errors) < maxErrors {
+				e := *rec.Err
+				st.Errors = append(st.Errors, &e)
+			}
+			if rec.Err.Truncated {
+				st.Partial = true
+			}
+		}
+		if l.opts.Progress != nil && rd.Offset() >= nextProgress {
+			l.opts.Progress(rd.Offset())
+			nextProgress = rd.Offset() + 8<<20
+		}
+	}
+	sg.closeAll()
+	st.Bytes = rd.Offset()
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, st.Lines+1, err)
+	}
+	switch {
+	case st.Binary:
+		return fmt.Errorf("%s: not a text log (binary data in the first lines)", name)
+	case st.Lines == 0:
+		return fmt.Errorf("%s: empty input: %w", name, ErrNoCycles)
+	case st.Kinds[KindCycle] == 0 && st.NErrors > 0:
+		return fmt.Errorf("%s: %w; first bad line: %v", name, ErrNoCycles, st.Errors[0])
+	case st.Kinds[KindCycle] == 0:
+		return fmt.Errorf("%s: %w among %d lines (was the program run with GODEBUG=gctrace=1?)", name, ErrNoCycles, st.Lines)
+	}
+	return nil
+}
+
+// Log returns the parsed result. Call it once all inputs have been added.
+func (p *Parser) Log() *Log { return &p.log }
+
+// Parse reads a single input into a Log; see Parser.Add for errors.
+func Parse(r io.Reader, name string, opts Options) (*Log, error) {
+	p := NewParser(opts)
+	err := p.Add(r, name)
+	return p.Log(), err
+}
+
+// warnings returns the caveats that apply to a finished segment's figures.
+func warnings(s *Segment) []string {
+	var w []string
+	sum := &s.Summary
+	if sum.Cycles < 2 {
+		w = append(w, "a single cycle: rates and CPU shares need at least two")
+	} else if sum.Cycles < 5 {
+		w = append(w, fmt.Sprintf("only %d cycles: figures are rough", sum.Cycles))
+	}
+	if s.Format == FormatPre15 {
+		w = append(w, "Go ≤ 1.4 lines carry no timestamps: no rates or CPU shares")
+	}
+	if sum.Missing > 0 {
+		w = append(w, fmt.Sprintf("%d cycles missing from the numbering: rates cover the gaps, totals do not", sum.Missing))
+	}
+	if sum.Cycles >= 2 && sum.LiveMaxMB >= 0 && sum.LiveMaxMB < 16 && sum.PeakHeapMB < 32 {
+		w = append(w, "heap sizes of a few MiB: the runtime rounds them down to whole MiB, so allocation figures are coarse")
+	}
+	if sum.PausesApprox {
+		w = append(w, "pause percentiles are estimated within 1% (more than 4096 pauses)")
+	}
+	if s.CyclesTruncated {
+		w = append(w, "not every cycle was kept for charts (retention limit); summaries include all")
+	}
+	return w
+}
+
+// String returns a one-line description of the segment for error messages
+// and debugging.
+func (s *Segment) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d-%d", s.Input, s.FirstLine, s.LastLine)
+	if s.Label != "" {
+		fmt.Fprintf(&b, " %s", s.Label)
+	}
+	if s.Process != "" {
+		fmt.Fprintf(&b, " [%s]", s.Process)
+	}
+	fmt.Fprintf(&b, " gc %d-%d (%s)", s.Summary.FirstGC, s.Summary.LastGC, s.Format)
+	return b.String()
+}

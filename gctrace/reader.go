@@ -1,0 +1,431 @@
+package gctrace
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// Kind classifies a line of input.
+type Kind uint8
+
+// The kinds of line a Reader reports.
+const (
+	KindText     Kind = iota // anything else: program output, comments
+	KindBlank                // an empty or all-space line
+	KindCycle                // a GC cycle line; see Record.Cycle
+	KindForced               // the runtime's "GC forced" line before a periodic GC
+	KindScavenge             // a scavenger line; see Record.Scavenge
+	KindPacer                // a "pacer:" line from GODEBUG=gcpacertrace=1
+	KindHeader               // a "# pkg" header written by the go command
+	KindError                // a cycle line that could not be parsed; see Record.Err
+)
+
+var kindNames = [...]string{"text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error"}
+
+// String returns the kind's lower-case name.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Record is one classified line of input.
+//
+// A Reader reuses its Record, Cycle and Scavenge, and Text points into the
+// Reader's buffer: all are valid only until the next call to Scan. Copy
+// what must outlive it.
+type Record struct {
+	Kind     Kind
+	Line     int          // 1-based line number
+	Text     []byte       // the whole line, without the line terminator
+	Prefix   []byte       // text before the recognised content (a log prefix), if any
+	Process  string       // process tag found in Prefix, "" when none
+	Cycle    *Cycle       // for KindCycle
+	Scavenge *Scavenge    // for KindScavenge
+	Err      *SyntaxError // for KindError
+}
+
+// maxLine bounds the bytes kept of one line; longer lines are kept truncated
+// and classified as text, so a file without newlines cannot exhaust memory.
+const maxLine = 64 << 10
+
+// Reader reads gctrace output line by line. Only I/O errors stop it: a bad
+// line is reported as a Record of KindError and reading goes on.
+type Reader struct {
+	name     string
+	br       *bufio.Reader
+	line     int
+	rec      Record
+	cycle    Cycle
+	scav     Scavenge
+	serr     SyntaxError
+	long     []byte
+	pending  []byte // a line read ahead while trying to stitch, not yet classified
+	pendEOF  bool
+	hasPend  bool
+	stitch   []byte
+	cur      []byte
+	err      error
+	done     bool
+	lastProc string
+	procs    map[string]string // interned process tags
+	// Bytes counts the bytes consumed so far, for progress reports.
+	bytes int64
+}
+
+// NewReader returns a Reader that reads from r. name is used in error
+// positions (file:line).
+func NewReader(r io.Reader, name string) *Reader {
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Name returns the input name given to NewReader.
+func (r *Reader) Name() string { return r.name }
+
+// Offset returns the number of input bytes consumed so far.
+func (r *Reader) Offset() int64 { return r.bytes }
+
+// Scan advances to the next line and reports whether there is one. After it
+// returns false, Err reports any I/O error.
+func (r *Reader) Scan() bool {
+	if r.done {
+		return false
+	}
+	var line []byte
+	var eof bool
+	var err error
+	if r.hasPend {
+		line, eof = r.pending, r.pendEOF
+		r.hasPend = false
+	} else {
+		line, eof, err = r.readLine()
+	}
+	if err != nil {
+		r.err = err
+		r.done = true
+		return false
+	}
+	if line == nil && eof {
+		r.done = true
+		return false
+	}
+	r.line++
+	r.classify(line, eof)
+	if eof {
+		r.done = true
+	}
+	return true
+}
+
+// Record returns the current line. See Record for how long it stays valid.
+func (r *Reader) Record() *Record { return &r.rec }
+
+// Err returns the first I/O error met, or nil. Reaching the end of the input
+// is not an error.
+func (r *Reader) Err() error { return r.err }
+
+// readLine returns the next line without its terminator. eof reports that
+// the line was not terminated by a newline (the input ended inside it).
+func (r *Reader) readLine() (line []byte, eof bool, err error) {
+	b, err := r.br.ReadSlice('\n')
+	r.bytes += int64(len(b))
+	switch {
+	case err == nil:
+		return trimEOL(b), false, nil
+	case errors.Is(err, io.EOF):
+		if len(b) == 0 {
+			return nil, true, nil
+		}
+		return trimEOL(b), true, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		// A very long line: keep its head, drop the rest.
+		r.long = append(r.long[:0], b...)
+		for {
+			b, err = r.br.ReadSlice('\n')
+			r.bytes += int64(len(b))
+			if len(r.long) < maxLine {
+				r.long = append(r.long, b[:min(len(b), maxLine-len(r.long))]...)
+			}
+			if err == nil {
+				return trimEOL(r.long), false, nil
+			}
+			if errors.Is(err, io.EOF) {
+				return trimEOL(r.long), true, nil
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				return nil, false, err
+			}
+		}
+	default:
+		return nil, false, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+var (
+	bForced = []byte("GC forced")
+	bScvg   = []byte("scvg")
+	bScav   = []byte("scav ")
+	bPacer  = []byte("pacer: ")
+)
+
+// classify fills r.rec for one line.
+func (r *Reader) classify(line []byte, eof bool) {
+	rec := &r.rec
+	*rec = Record{Kind: KindText, Line: r.line, Text: line}
+	if isBlank(line) {
+		rec.Kind = KindBlank
+		return
+	}
+	if start, ok := findCycle(line); ok {
+		rec.Prefix = line[:start]
+		rec.Process = r.process(rec.Prefix)
+		r.cycle = Cycle{Line: r.line, Process: rec.Process}
+		col, msg := parseCycle(line[start:], &r.cycle)
+		if msg == "" {
+			rec.Kind = KindCycle
+			rec.Cycle = &r.cycle
+			return
+		}
+		if !eof {
+			// Reading ahead reuses the buffer line points into: keep a copy.
+			r.cur = append(r.cur[:0], line...)
+			line = r.cur
+			rec.Text, rec.Prefix = line, line[:start]
+		}
+		if !eof && r.tryStitch(line[start:start+col], &r.cycle) {
+			rec.Kind = KindCycle
+			rec.Cycle = &r.cycle
+			return
+		}
+		r.serr = SyntaxError{FileName: r.name, Line: r.line, Col: start + col + 1, Msg: msg}
+		if eof || col >= len(line)-start {
+			// The line stops where the parser needed more: the input was cut.
+			r.serr.Truncated = eof
+			if eof {
+				r.serr.Msg = "truncated gc line at end of input: " + msg
+			}
+		}
+		rec.Kind = KindError
+		rec.Err = &r.serr
+		return
+	}
+	if line[0] == '#' && len(line) > 2 && line[1] == ' ' {
+		rec.Kind = KindHeader
+		return
+	}
+	if i := bytes.Index(line, bForced); i >= 0 && isBlank(line[i+len(bForced):]) {
+		rec.Kind = KindForced
+		rec.Prefix = line[:i]
+		rec.Process = r.process(rec.Prefix)
+		return
+	}
+	if i := bytes.Index(line, bPacer); i >= 0 {
+		rec.Kind = KindPacer
+		rec.Prefix = line[:i]
+		rec.Process = r.process(rec.Prefix)
+		return
+	}
+	if i := bytes.Index(line, bScvg); i >= 0 && (i == 0 || line[i-1] == ' ') {
+		r.scav = Scavenge{Line: r.line}
+		if parseScvg(line[i:], &r.scav) {
+			rec.Kind = KindScavenge
+			rec.Scavenge = &r.scav
+			rec.Prefix = line[:i]
+			rec.Process = r.process(rec.Prefix)
+		}
+		return
+	}
+	if i := bytes.Index(line, bScav); i >= 0 && (i == 0 || line[i-1] == ' ') {
+		r.scav = Scavenge{Line: r.line}
+		if parseScav(line[i:], &r.scav) {
+			rec.Kind = KindScavenge
+			rec.Scavenge = &r.scav
+			rec.Prefix = line[:i]
+			rec.Process = r.process(rec.Prefix)
+		}
+	}
+}
+
+// tryStitch handles a cycle line that another writer to the same stderr cut
+// in two: the program's own output lands in the middle of the runtime's line
+// and the rest of the cycle continues on the next line. head is the part of
+// the cycle line that parsed. If head plus the next line parse as one cycle,
+// tryStitch fills cy and consumes the next line; otherwise it keeps the next
+// line for the following Scan.
+func (r *Reader) tryStitch(head []byte, cy *Cycle) bool {
+	if len(head) < 8 {
+		return false
+	}
+	r.stitch = append(r.stitch[:0], head...)
+	next, eof, err := r.readLine()
+	if err != nil {
+		r.err = err
+		r.done = true
+		return false
+	}
+	if next == nil && eof {
+		return false
+	}
+	if _, ok := findCycle(next); !ok {
+		r.stitch = append(r.stitch, next...)
+		saved := *cy
+		if _, msg := parseCycle(r.stitch, cy); msg == "" {
+			r.line++ // the continuation line is consumed
+			if eof {
+				r.done = true
+			}
+			return true
+		}
+		*cy = saved
+	}
+	r.pending = append(r.pending[:0], next...)
+	r.pendEOF = eof
+	r.hasPend = true
+	return false
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v' {
+			return false
+		}
+	}
+	return true
+}
+
+// findCycle reports where a cycle line starts in line: "gc " followed by a
+// number (optionally "#") and " @", or "gc" immediately followed by a number
+// and "(" in the pre-1.5 format. The start must begin the line or follow a
+// space, tab, ']' or ':' so that words such as "logc 1 @" do not match.
+func findCycle(line []byte) (int, bool) {
+	for i := 0; i+3 < len(line); {
+		j := bytes.Index(line[i:], []byte("gc"))
+		if j < 0 {
+			return 0, false
+		}
+		s := i + j
+		i = s + 2
+		if s > 0 {
+			switch line[s-1] {
+			case ' ', '\t', ']', ':', '|', '>':
+			default:
+				continue
+			}
+		}
+		rest := line[s+2:]
+		if len(rest) > 0 && isDigit(rest[0]) {
+			// gcN(P): pre-1.5
+			k := 0
+			for k < len(rest) && isDigit(rest[k]) {
+				k++
+			}
+			if k < len(rest) && rest[k] == '(' {
+				return s, true
+			}
+			continue
+		}
+		if len(rest) < 3 || rest[0] != ' ' {
+			continue
+		}
+		rest = rest[1:]
+		if rest[0] == '#' {
+			rest = rest[1:]
+		}
+		k := 0
+		for k < len(rest) && isDigit(rest[k]) {
+			k++
+		}
+		if k > 0 && (k == len(rest) || rest[k] == ' ') {
+			// "gc N" then either " @" or the end of a cut line.
+			if k == len(rest) || (k+1 < len(rest) && rest[k+1] == '@') || k+1 == len(rest) {
+				return s, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// process extracts a process tag from a log prefix and interns it, so a
+// long log does not allocate one string per line.
+//
+// Recognised: journald and syslog "name[pid]:", docker compose "name |",
+// and kubectl --prefix "[pod/name/container]".
+func (r *Reader) process(prefix []byte) string {
+	tag := processTag(prefix)
+	if len(tag) == 0 {
+		return ""
+	}
+	if string(tag) == r.lastProc {
+		return r.lastProc
+	}
+	if r.procs == nil {
+		r.procs = make(map[string]string)
+	}
+	s, ok := r.procs[string(tag)]
+	if !ok {
+		if len(r.procs) >= 4096 {
+			// Too many distinct tags to be process names; ignore them.
+			return ""
+		}
+		s = string(tag)
+		r.procs[s] = s
+	}
+	r.lastProc = s
+	return s
+}
+
+func processTag(p []byte) []byte {
+	p = bytes.TrimRight(p, " \t")
+	if len(p) == 0 {
+		return nil
+	}
+	// name[pid]:
+	if p[len(p)-1] == ':' {
+		q := p[:len(p)-1]
+		if n := len(q); n > 0 && q[n-1] == ']' {
+			if o := bytes.LastIndexByte(q, '['); o > 0 {
+				pid := q[o+1 : n-1]
+				if len(pid) > 0 && allDigits(pid) {
+					s := bytes.LastIndexAny(q[:o], " \t")
+					return q[s+1:]
+				}
+			}
+		}
+		return nil
+	}
+	// docker compose: "name  |"
+	if p[len(p)-1] == '|' {
+		q := bytes.TrimRight(p[:len(p)-1], " \t")
+		s := bytes.LastIndexAny(q, " \t")
+		return q[s+1:]
+	}
+	// kubectl logs --prefix: "[pod/name/container]"
+	if p[0] == '[' && p[len(p)-1] == ']' && bytes.IndexByte(p, '/') > 0 {
+		return p
+	}
+	return nil
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}

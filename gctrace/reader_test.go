@@ -1,0 +1,212 @@
+package gctrace
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestReaderKinds(t *testing.T) {
+	tests := []struct {
+		line    string
+		kind    Kind
+		process string
+	}{
+		{"gc 1 @0.059s 0%: 0.11+1.3+0.085 ms clock, 0.22+0.16/0.55/0+0.17 ms cpu, 3->3->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P", KindCycle, ""},
+		{"gc 7 @0.5s 1%: 0.1+2+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 5->5->1 MB, 8 MB goal, 2 P (forced)", KindCycle, ""},
+		{"gc #3 @0.756s 59%: 0+88+12+19+97 ms clock, 0+88+0+0/19/0+97 ms cpu, 4->6->4 MB, 5 MB goal, 1 P", KindCycle, ""},
+		{"gc15(8): 5416+53+14938+239 us, 40 -> 42 MB, 416228 (1544624-1128396) objects, 5777 goroutines, 10790/8093/0 sweeps, 29(1497) handoff, 56(15163) steal, 264/70/222 yields", KindCycle, ""},
+		{"Sep 01 18:36:54 etcd-wrapper[15450]: gc 112 @1782.571s 0%: 0.023+36+17 ms clock, 0.047+4.4/23/11+34 ms cpu, 226->229->119 MB, 232 MB goal, 2 P", KindCycle, "etcd-wrapper[15450]"},
+		{"Feb 26 12:52:23.767 gc 93 @3074.095s 0%: 0.074+32+0.036 ms clock, 0.59+0.37/64/113+0.29 ms cpu, 269->274->204 MB, 276 MB goal, 8 P", KindCycle, ""},
+		{"api_1  | gc 4 @1.0s 2%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB goal, 2 P", KindCycle, "api_1"},
+		{"gc 2 @0.1s 3% (checking for goroutine leaks): 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 2 P", KindCycle, ""},
+		{"GC forced", KindForced, ""},
+		{"scvg1: inuse: 36, idle: 108, sys: 145, released: 0, consumed: 145 (MB)", KindScavenge, ""},
+		{"scvg2: 15 MB released", KindScavenge, ""},
+		{"scvg: 8 KB released", KindScavenge, ""},
+		{"scav 0 KiB work (bg), 376 KiB work (eager), 1204 KiB now, 99% util (forced)", KindScavenge, ""},
+		{"pacer: assist ratio=+5.194823e+000 (scan 210 MB in 790->810 MB) workers=6++0.000000e+000", KindPacer, ""},
+		{"# runtime", KindHeader, ""},
+		{"", KindBlank, ""},
+		{"   \t", KindBlank, ""},
+		{"// from here the client is disconnect", KindText, ""},
+		{"listening on :8080, gc 5 items", KindText, ""},
+		{"logc 1 @0.1s", KindText, ""},
+		{"gc 5 @1.2s 3%: garbage", KindError, ""},
+	}
+	for _, tt := range tests {
+		r := NewReader(strings.NewReader(tt.line+"\n"), "t.log")
+		if !r.Scan() {
+			t.Fatalf("%q: no record", tt.line)
+		}
+		rec := r.Record()
+		if rec.Kind != tt.kind {
+			t.Errorf("%q: kind %v, want %v (err %v)", tt.line, rec.Kind, tt.kind, rec.Err)
+		}
+		if rec.Process != tt.process {
+			t.Errorf("%q: process %q, want %q", tt.line, rec.Process, tt.process)
+		}
+	}
+}
+
+func TestCycleFields(t *testing.T) {
+	tests := []struct {
+		line string
+		want Cycle
+	}{
+		{
+			"gc 430 @1724.778s 18%: 0.079+2166+0.033 ms clock, 0.23+860/1642/1606+0.10 ms cpu, 2080->2276->2084 MB, 2080 MB goal, 48 MB stacks, 0 MB globals, 3 P",
+			Cycle{Line: 1, Num: 430, Format: FormatGo118, HasAt: true, At: 1724.778, Util: 18,
+				Clock:     Phases{SweepTerm: 0.079, Mark: 2166, MarkTerm: 0.033},
+				CPU:       CPUTimes{SweepTerm: 0.23, Assist: 860, Background: 1642, Idle: 1606, MarkTerm: 0.10},
+				HeapStart: 2080, HeapEnd: 2276, HeapLive: 2084, HeapGoal: 2080, Stacks: 48, Globals: 0, Procs: 3,
+				Objects: -1, Goroutines: -1},
+		},
+		{
+			"gc 2 @0.514s 48%: 0+69+88+14+73 ms clock, 0+69+0+0/14/0+73 ms cpu, 4->5->3 MB, 4 MB goal, 1 P",
+			Cycle{Line: 1, Num: 2, Format: FormatGo15, HasAt: true, At: 0.514, Util: 48,
+				Clock:     Phases{Scan: 69, Sync: 88, Mark: 14, MarkTerm: 73},
+				CPU:       CPUTimes{Scan: 69, Background: 14, MarkTerm: 73},
+				HeapStart: 4, HeapEnd: 5, HeapLive: 3, HeapGoal: 4, Stacks: -1, Globals: -1, Procs: 1,
+				Objects: -1, Goroutines: -1},
+		},
+		{
+			"gc16(8): 27+72+14263+73 us, 22 -> 22 MB, 126964 (1544624-1417660) objects, 5777 goroutines, 10790/7518/0 sweeps, 25(1239) handoff, 50(12187) steal, 262/70/216 yields",
+			Cycle{Line: 1, Num: 16, Format: FormatPre15, Util: -1,
+				Clock:     Phases{STW: 14.435},
+				HeapStart: 22, HeapEnd: 22, HeapLive: -1, HeapGoal: -1, Stacks: -1, Globals: -1, Procs: 8,
+				Objects: 126964, Goroutines: 5777},
+		},
+		{
+			"gc1(1): 0+0+0 ms, 0 -> 0 MB 16 -> 18 (19-1) objects, 0(0) handoff, 0(0) steal, 0/0/0 yields",
+			Cycle{Line: 1, Num: 1, Format: FormatPre15, Util: -1,
+				HeapLive: -1, HeapGoal: -1, Stacks: -1, Globals: -1, Procs: 1, Objects: 18, Goroutines: -1},
+		},
+	}
+	for _, tt := range tests {
+		r := NewReader(strings.NewReader(tt.line), "t.log")
+		if !r.Scan() || r.Record().Kind != KindCycle {
+			t.Fatalf("%q: not a cycle: %+v", tt.line, r.Record().Err)
+		}
+		got := *r.Record().Cycle
+		tt.want.Format = got.Format // checked below, to give a clearer message
+		if got.Clock.STW != 0 || tt.want.Clock.STW != 0 {
+			if d := got.Clock.STW - tt.want.Clock.STW; d > 1e-9 || d < -1e-9 {
+				t.Errorf("%q: STW %v, want %v", tt.line, got.Clock.STW, tt.want.Clock.STW)
+			}
+			got.Clock.STW = tt.want.Clock.STW
+		}
+		if got != tt.want {
+			t.Errorf("%q:\n got %+v\nwant %+v", tt.line, got, tt.want)
+		}
+	}
+}
+
+func TestPauses(t *testing.T) {
+	c := Cycle{Format: FormatGo17, Clock: Phases{SweepTerm: 0.2, Mark: 100, MarkTerm: 3}}
+	p, n := c.Pauses()
+	if n != 2 || p[0] != 0.2 || p[1] != 3 {
+		t.Errorf("Go 1.7 pauses = %v (%d)", p, n)
+	}
+	old := Cycle{Format: FormatPre15, Clock: Phases{STW: 20}, Procs: 8}
+	if p, n := old.Pauses(); n != 1 || p[0] != 20 {
+		t.Errorf("pre-1.5 pauses = %v (%d)", p, n)
+	}
+	if got := old.GCCPU(); got != 160 {
+		t.Errorf("pre-1.5 GC CPU = %v, want 160 (20 ms × 8 P)", got)
+	}
+}
+
+func TestStitchInterleavedLine(t *testing.T) {
+	// A program's own stderr output landed inside the runtime's line
+	// (seen in gofmt -l output, corpus line 180).
+	in := "gc 74 @3.545s 8%: 0.71+13+0.017 ms clock, 1.4+4.6/6.3/0+/src/b.go:1:1: expected 'package', found 'EOF'\n" +
+		"0.035 ms cpu, 12->13->7 MB, 14 MB goal, 0 MB stacks, 0 MB globals, 2 P\n" +
+		"gc 75 @3.581s 8%: 0.25+3.7+0.18 ms clock, 0.51+0.13/0.79/0+0.36 ms cpu, 13->13->1 MB, 15 MB goal, 0 MB stacks, 0 MB globals, 2 P\n"
+	r := NewReader(strings.NewReader(in), "t.log")
+	var nums []int
+	var lines []int
+	for r.Scan() {
+		rec := r.Record()
+		if rec.Kind != KindCycle {
+			t.Fatalf("line %d: kind %v (%v)", rec.Line, rec.Kind, rec.Err)
+		}
+		nums = append(nums, rec.Cycle.Num)
+		lines = append(lines, rec.Line)
+		if rec.Cycle.Num == 74 && (rec.Cycle.CPU.MarkTerm != 0.035 || rec.Cycle.HeapLive != 7) {
+			t.Errorf("stitched cycle wrong: %+v", rec.Cycle)
+		}
+	}
+	if len(nums) != 2 || nums[0] != 74 || nums[1] != 75 || lines[0] != 1 || lines[1] != 3 {
+		t.Errorf("cycles %v at lines %v, want [74 75] at [1 3]", nums, lines)
+	}
+}
+
+func TestStitchFailsKeepsNextLine(t *testing.T) {
+	in := "gc 5 @1.0s 3%: 0.1+oops\nhello\ngc 6 @1.1s 3%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB goal, 2 P\n"
+	r := NewReader(strings.NewReader(in), "t.log")
+	var kinds []Kind
+	for r.Scan() {
+		kinds = append(kinds, r.Record().Kind)
+	}
+	want := []Kind{KindError, KindText, KindCycle}
+	if len(kinds) != len(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("kinds %v, want %v", kinds, want)
+		}
+	}
+}
+
+func TestTruncatedLastLine(t *testing.T) {
+	in := "gc 1 @0.1s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB goal, 2 P\n" +
+		"gc 2 @0.2s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB go"
+	l, err := Parse(strings.NewReader(in), "cut.log", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in0 := l.Inputs[0]
+	if !in0.Partial || in0.NErrors != 1 || !in0.Errors[0].Truncated || in0.Errors[0].Line != 2 {
+		t.Fatalf("want a truncated error on line 2, got %+v", in0)
+	}
+	if !strings.HasPrefix(in0.Errors[0].Error(), "cut.log:2:") {
+		t.Errorf("error %q does not name file:line", in0.Errors[0])
+	}
+	if !l.Partial() || l.Cycles() != 1 {
+		t.Errorf("partial=%v cycles=%d, want true, 1", l.Partial(), l.Cycles())
+	}
+}
+
+func TestBadInputs(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		noCycles      bool
+	}{
+		{"empty", "", "empty.log: empty input", true},
+		{"binary", "\x7fELF\x02\x01\x01\x00\x00\x00\x00gc 1 @", "not a text log", false},
+		{"text", "hello\nworld\n", "no gctrace cycle lines among 2 lines", true},
+		{"only-bad", "gc 1 @x\n", "first bad line: only-bad.log:1:7:", true},
+	}
+	for _, tt := range tests {
+		_, err := Parse(strings.NewReader(tt.in), tt.name+".log", Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want containing %q", tt.name, err, tt.want)
+		}
+		if tt.noCycles && !errors.Is(err, ErrNoCycles) {
+			t.Errorf("%s: err %v does not wrap ErrNoCycles", tt.name, err)
+		}
+	}
+}
+
+func TestLongLineBounded(t *testing.T) {
+	in := strings.Repeat("x", 3<<20) + "\ngc 1 @0.1s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 5 MB goal, 2 P\n"
+	l, err := Parse(strings.NewReader(in), "long.log", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Cycles() != 1 || l.Inputs[0].Lines != 2 {
+		t.Errorf("cycles=%d lines=%d, want 1, 2", l.Cycles(), l.Inputs[0].Lines)
+	}
+}

@@ -1,0 +1,174 @@
+package gctrace
+
+// Segment is the run of one process: the cycles of one GC counter.
+type Segment struct {
+	Index     int    // position in Log.Segments
+	Input     string // name of the input the segment came from
+	Label     string // the go command's "# pkg" header before it, if any
+	Process   string // process tag from the log prefix, if any
+	Format    Format // format of its cycle lines
+	FirstLine int    // line of the first cycle
+	LastLine  int    // line of the last cycle
+	Summary   Summary
+	// Cycles holds the segment's cycles in input order, unless the Log's
+	// retention budget ran out (see Log.CyclesDropped), in which case it
+	// holds the first ones only and CyclesTruncated is set.
+	Cycles          []Cycle
+	CyclesTruncated bool
+	// Scavenges counts scavenger lines attributed to the segment.
+	Scavenges int
+	// Warnings are caveats on the segment's figures, as sentences.
+	Warnings []string
+
+	acc *accum
+	// lastUse orders open segments for closing the least recently used.
+	lastUse int
+}
+
+// last returns the segment's most recent cycle.
+func (s *Segment) last() *Cycle { return &s.acc.prev }
+
+// segmenter assigns cycles to segments as they stream in.
+//
+// A new segment starts when a cycle cannot continue any open one: its number
+// is 1, or no open segment of the same process tag and format has a smaller
+// number and an earlier time. When several can continue, the one whose last
+// cycle is closest in number, then in time, then has the same P count wins:
+// this is what separates two processes that write to one stream at the same
+// time, such as the go command and the compiler it runs.
+type segmenter struct {
+	log      *Log
+	open     []*Segment
+	tick     int
+	label    string          // pending "# pkg" header
+	periodic map[string]bool // pending "GC forced" per process tag
+	opts     *Options
+	retained int
+}
+
+// maxOpen bounds the segments that can still receive cycles. A process
+// whose segment was closed and that prints again starts a new segment; 64
+// concurrent writers to one stream is far beyond what a build produces.
+const maxOpen = 64
+
+func (sg *segmenter) header(text []byte) {
+	sg.label = string(text)
+}
+
+func (sg *segmenter) forced(process string) {
+	if sg.periodic == nil {
+		sg.periodic = make(map[string]bool)
+	}
+	sg.periodic[process] = true
+}
+
+func (sg *segmenter) scavenge(process string) {
+	// Attribute to the most recently extended open segment of the process.
+	var best *Segment
+	for _, s := range sg.open {
+		if s.Process == process && (best == nil || s.lastUse > best.lastUse) {
+			best = s
+		}
+	}
+	if best != nil {
+		best.Scavenges++
+	}
+}
+
+func (sg *segmenter) cycle(input string, c *Cycle) {
+	sg.tick++
+	if sg.periodic[c.Process] {
+		c.Periodic = true
+		delete(sg.periodic, c.Process)
+	}
+	seg := sg.pick(c)
+	if seg == nil {
+		seg = sg.start(input, c)
+	}
+	seg.lastUse = sg.tick
+	seg.LastLine = c.Line
+	seg.acc.add(c)
+	if sg.retained < sg.opts.MaxCycles {
+		seg.Cycles = append(seg.Cycles, *c)
+		sg.retained++
+	} else {
+		seg.CyclesTruncated = true
+		sg.log.CyclesDropped++
+	}
+}
+
+func (sg *segmenter) pick(c *Cycle) *Segment {
+	if c.Num <= 1 {
+		return nil
+	}
+	var best *Segment
+	var bestGap int
+	var bestDT float64
+	for _, s := range sg.open {
+		if s.Process != c.Process || s.Format != c.Format {
+			continue
+		}
+		l := s.last()
+		if l.Num >= c.Num {
+			continue
+		}
+		dt := 0.0
+		if c.HasAt && l.HasAt {
+			dt = c.At - l.At
+			if dt < 0 {
+				continue
+			}
+		}
+		gap := c.Num - l.Num
+		better := best == nil || gap < bestGap ||
+			(gap == bestGap && dt < bestDT) ||
+			(gap == bestGap && dt == bestDT && l.Procs == c.Procs && best.last().Procs != c.Procs)
+		if better {
+			best, bestGap, bestDT = s, gap, dt
+		}
+	}
+	return best
+}
+
+func (sg *segmenter) start(input string, c *Cycle) *Segment {
+	if len(sg.open) >= maxOpen {
+		oldest := 0
+		for i, s := range sg.open {
+			if s.lastUse < sg.open[oldest].lastUse {
+				oldest = i
+			}
+		}
+		sg.close(sg.open[oldest])
+		sg.open = append(sg.open[:oldest], sg.open[oldest+1:]...)
+	}
+	s := &Segment{
+		Input:     input,
+		Process:   c.Process,
+		Format:    c.Format,
+		FirstLine: c.Line,
+		acc:       newAccum(sg.opts.minHeapMB()),
+	}
+	if c.Num <= 1 && sg.label != "" {
+		s.Label = sg.label
+		sg.label = ""
+	}
+	sg.open = append(sg.open, s)
+	sg.log.addSegment(s)
+	return s
+}
+
+// close finalises a segment: its summary is computed and its accumulator
+// released.
+func (sg *segmenter) close(s *Segment) {
+	s.Summary = s.acc.finish()
+	s.Warnings = append(s.Warnings, warnings(s)...)
+	s.acc = nil
+}
+
+// closeAll finalises every open segment, in the order they were opened.
+func (sg *segmenter) closeAll() {
+	for _, s := range sg.open {
+		sg.close(s)
+	}
+	sg.open = nil
+}
