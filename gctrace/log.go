@@ -20,8 +20,6 @@ type Options struct {
 	// MaxSegments bounds the segments kept in Log.Segments (default 10000);
 	// cycles of later segments are counted in Log.SegmentsDropped only.
 	MaxSegments int
-	// Progress, when set, is called now and then with the bytes read so far.
-	Progress func(bytesRead int64)
 }
 
 func (o *Options) minHeapMB() int64 {
@@ -115,6 +113,12 @@ var ErrNoCycles = errors.New("no gctrace cycle lines")
 // line); the error names the input. Bad lines are not errors: they are
 // counted in the input's InputStats.
 func (p *Parser) Add(r io.Reader, name string) error {
+	return p.AddWithProgress(r, name, nil)
+}
+
+// AddWithProgress is Add with a callback that receives the number of bytes
+// read so far, every 8 MiB or so, for progress displays.
+func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRead int64)) error {
 	l := &p.log
 	l.Inputs = append(l.Inputs, InputStats{Name: name})
 	st := &l.Inputs[len(l.Inputs)-1]
@@ -147,8 +151,8 @@ func (p *Parser) Add(r io.Reader, name string) error {
 				st.Partial = true
 			}
 		}
-		if l.opts.Progress != nil && rd.Offset() >= nextProgress {
-			l.opts.Progress(rd.Offset())
+		if progress != nil && rd.Offset() >= nextProgress {
+			progress(rd.Offset())
 			nextProgress = rd.Offset() + 8<<20
 		}
 	}

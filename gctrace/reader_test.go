@@ -182,7 +182,7 @@ func TestTruncatedLastLine(t *testing.T) {
 func TestBadInputs(t *testing.T) {
 	tests := []struct {
 		name, in, want string
-		noCycles      bool
+		noCycles       bool
 	}{
 		{"empty", "", "empty.log: empty input", true},
 		{"binary", "\x7fELF\x02\x01\x01\x00\x00\x00\x00gc 1 @", "not a text log", false},

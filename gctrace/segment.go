@@ -1,5 +1,7 @@
 package gctrace
 
+import "math"
+
 // Segment is the run of one process: the cycles of one GC counter.
 type Segment struct {
 	Index     int    // position in Log.Segments
@@ -35,12 +37,15 @@ func (s *Segment) last() *Cycle { return &s.acc.prev }
 // number and an earlier time. When several can continue, the one whose last
 // cycle is closest in number, then in time, then has the same P count wins:
 // this is what separates two processes that write to one stream at the same
-// time, such as the go command and the compiler it runs.
+// time, such as the go command and the compiler it runs. The go command
+// prints each compiler run's output as one block after a "# pkg" header, so
+// the cycles of a block belong to the process that block started.
 type segmenter struct {
 	log      *Log
 	open     []*Segment
 	tick     int
 	label    string          // pending "# pkg" header
+	block    *Segment        // segment started right after the last header
 	periodic map[string]bool // pending "GC forced" per process tag
 	opts     *Options
 	retained int
@@ -53,6 +58,7 @@ const maxOpen = 64
 
 func (sg *segmenter) header(text []byte) {
 	sg.label = string(text)
+	sg.block = nil
 }
 
 func (sg *segmenter) forced(process string) {
@@ -101,9 +107,14 @@ func (sg *segmenter) pick(c *Cycle) *Segment {
 	if c.Num <= 1 {
 		return nil
 	}
-	var best *Segment
-	var bestGap int
-	var bestDT float64
+	type cand struct {
+		s     *Segment
+		gap   int     // cycle numbers skipped
+		block bool    // continues the current "# pkg" block
+		heap  float64 // distance between this start and the last goal
+		dt    float64 // seconds since the last cycle
+	}
+	var best *cand
 	for _, s := range sg.open {
 		if s.Process != c.Process || s.Format != c.Format {
 			continue
@@ -112,22 +123,47 @@ func (sg *segmenter) pick(c *Cycle) *Segment {
 		if l.Num >= c.Num {
 			continue
 		}
-		dt := 0.0
+		k := cand{s: s, gap: c.Num - l.Num, block: s == sg.block}
 		if c.HasAt && l.HasAt {
-			dt = c.At - l.At
-			if dt < 0 {
+			k.dt = c.At - l.At
+			if k.dt < 0 {
 				continue
 			}
 		}
-		gap := c.Num - l.Num
-		better := best == nil || gap < bestGap ||
-			(gap == bestGap && dt < bestDT) ||
-			(gap == bestGap && dt == bestDT && l.Procs == c.Procs && best.last().Procs != c.Procs)
-		if better {
-			best, bestGap, bestDT = s, gap, dt
+		// A cycle starts when the heap nears the goal the previous cycle
+		// set; a cycle of another process rarely lands near that goal.
+		ref := l.HeapGoal
+		if ref < 0 {
+			ref = l.HeapEnd
+		}
+		k.heap = math.Abs(math.Log(float64(c.HeapStart+1) / float64(ref+1)))
+		if l.Procs != c.Procs {
+			k.heap += 1
+		}
+		if best == nil || better(&k.gap, &best.gap, k.block, best.block, k.heap, best.heap, k.dt, best.dt) {
+			kk := k
+			best = &kk
 		}
 	}
-	return best
+	if best == nil {
+		return nil
+	}
+	return best.s
+}
+
+// better orders candidate segments: fewest skipped numbers, then the one in
+// the current "# pkg" block, then the closest heap, then the closest time.
+func better(gap, bestGap *int, block, bestBlock bool, heap, bestHeap, dt, bestDT float64) bool {
+	if *gap != *bestGap {
+		return *gap < *bestGap
+	}
+	if block != bestBlock {
+		return block
+	}
+	if math.Abs(heap-bestHeap) > 0.05 {
+		return heap < bestHeap
+	}
+	return dt < bestDT
 }
 
 func (sg *segmenter) start(input string, c *Cycle) *Segment {
@@ -137,6 +173,9 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 			if s.lastUse < sg.open[oldest].lastUse {
 				oldest = i
 			}
+		}
+		if sg.open[oldest] == sg.block {
+			sg.block = nil
 		}
 		sg.close(sg.open[oldest])
 		sg.open = append(sg.open[:oldest], sg.open[oldest+1:]...)
@@ -151,6 +190,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 	if c.Num <= 1 && sg.label != "" {
 		s.Label = sg.label
 		sg.label = ""
+		sg.block = s
 	}
 	sg.open = append(sg.open, s)
 	sg.log.addSegment(s)

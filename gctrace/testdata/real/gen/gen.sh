@@ -7,6 +7,7 @@
 # module proxy the first time it runs.
 #
 # Usage: gen.sh [program|idle|toolchain]...   (default: all three groups)
+#        GEN_ONLY=go1.13-scav.log gen.sh program   (remake one log)
 #
 #   program    gen/main.go built with each release: *-alloc, *-pacer, *-scav
 #   idle       gen/main.go idling past the 2-minute periodic GC (~3.5 min)
@@ -37,13 +38,18 @@ gobuild() { # version
 	(cd "$work" && env -u GOFLAGS GOENV=off GOTOOLCHAIN="$tc" go version) >&2
 }
 
-# run NAME VERSION GODEBUG MAXLINES ARGS...
+# run NAME VERSION GODEBUG CUT ARGS...
+# CUT is N (keep the first N lines) or -N (keep the last N lines).
 run() {
-	local name=$1 v=$2 dbg=$3 max=$4
+	local name=$1 v=$2 dbg=$3 cut=$4
 	shift 4
+	[ -z "${GEN_ONLY:-}" ] || [ "$GEN_ONLY" = "$name" ] || return 0
 	[ -x "$work/gen-$v" ] || gobuild "$v" || return 1
 	echo "== $name: GODEBUG=$dbg gen $*" >&2
-	GODEBUG=$dbg "$work/gen-$v" "$@" 2>&1 | head -n "$max" >"$out/$name"
+	case $cut in
+	-*) GODEBUG=$dbg "$work/gen-$v" "$@" 2>&1 | tail -n "${cut#-}" >"$out/$name" ;;
+	*) GODEBUG=$dbg "$work/gen-$v" "$@" 2>&1 | head -n "$cut" >"$out/$name" ;;
+	esac
 }
 
 program() {
@@ -52,6 +58,9 @@ program() {
 	for v in go1.2.2 go1.3.3 go1.4.3 go1.5.4 go1.6 go1.8 go1.9 go1.12 go1.13 go1.17 go1.19 go1.21.0 go1.26; do
 		run "${v%.0}-alloc.log" "$v" gctrace=1 200 alloc
 	done
+	# Go 1.2-1.4 default to GOMAXPROCS=1; with 2 the parallel mark helpers
+	# show up in gcN(P) and in the handoff/steal/yields counters.
+	GOMAXPROCS=2 run go1.4.3-gomaxprocs2.log go1.4.3 gctrace=1 200 alloc
 	# Pacer trace: 1.5 (assist ratio as float), 1.9-1.17 (H_m_prev design
 	# document line), 1.18+ ("pacer: N% CPU ..." line).
 	for v in go1.5.4 go1.9 go1.12 go1.17 go1.21.0 go1.26; do
@@ -59,9 +68,12 @@ program() {
 	done
 	# Scavenger: up to 1.13 its lines come with gctrace=1 (scvgN: / scvg: /
 	# forced scvg:); from 1.14 on they need scavtrace=1 (scav ...).
-	for v in go1.4.3 go1.9 go1.12 go1.13; do
+	for v in go1.4.3 go1.9 go1.12; do
 		run "${v%.0}-scav.log" "$v" gctrace=1 200 scav
 	done
+	# The 1.13 background scavenger prints on every wake-up (~350 lines for
+	# this run); keep the end, where the "forced scvg:" lines are.
+	run go1.13-scav.log go1.13 gctrace=1 -200 scav
 	for v in go1.17 go1.19 go1.21.0 go1.26; do
 		run "${v%.0}-scav.log" "$v" gctrace=1,scavtrace=1 200 scav
 	done

@@ -1,0 +1,223 @@
+// Package diagnose turns evidence into findings. It is the only place where
+// gcdoctor decides what is wrong: analyzers such as gctrace measure, report
+// renders, and the rules here judge.
+//
+// Each rule is a value with its documentation attached (see Rule), defined
+// in its own file and registered from there, so the rule catalogue
+// (docs/rules.md and `gcdoctor explain`) is generated from the same text
+// that the code carries.
+package diagnose
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+// Severity ranks findings.
+type Severity int
+
+// Severities, in increasing order of urgency.
+const (
+	Info     Severity = iota // worth knowing; no action needed by itself
+	Warning                  // costs CPU, latency or memory; act on it
+	Critical                 // the program is in trouble: outages, OOM kills, GC always on
+)
+
+var severityNames = [...]string{"info", "warning", "critical"}
+
+// String returns the severity's lower-case name.
+func (s Severity) String() string {
+	if s >= 0 && int(s) < len(severityNames) {
+		return severityNames[s]
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
+
+// ParseSeverity parses a severity name as printed by String.
+func ParseSeverity(s string) (Severity, error) {
+	for i, n := range severityNames {
+		if strings.EqualFold(s, n) {
+			return Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q (want info, warning or critical)", s)
+}
+
+// MarshalText encodes the severity as its name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Evidence is one measured figure that supports a finding.
+type Evidence struct {
+	Label  string  // what was measured, e.g. "GC CPU"
+	Value  float64 // the figure
+	Unit   string  // its unit: "%", "ms", "MB", "MB/s", "/s", "s", "cycles"
+	Source string  // where it comes from, e.g. "app.log:12" or "app.log:1-9"
+}
+
+// Location points at input lines or source code.
+type Location struct {
+	File    string
+	Line    int
+	EndLine int // 0 when a single line
+}
+
+// String formats the location as file:line or file:line-endline.
+func (l Location) String() string {
+	if l.EndLine > l.Line {
+		return fmt.Sprintf("%s:%d-%d", l.File, l.Line, l.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", l.File, l.Line)
+}
+
+// Finding is one problem found in the evidence.
+type Finding struct {
+	ID       string   // rule ID, see docs/rules.md
+	Severity Severity //
+	Title    string   // the rule's title
+	Message  string   // one or two sentences with the numbers that matter
+	Evidence []Evidence
+	Where    []Location // the input lines (or source lines) it is based on
+	Remedy   string     // what to change, where and why
+	Verify   string     // how to check that the change worked
+	Caveats  []string   // what limits the finding's accuracy
+	// Segments lists the segments (processes) the finding applies to; Also
+	// counts those beyond the first when one rule fired in many.
+	Segments []int
+	Also     int
+	// rank and score order findings of the same severity: lower rank
+	// first, then larger score.
+	rank  int
+	score float64
+}
+
+// RunInfo describes a program run by gcdoctor, when the evidence comes from
+// one.
+type RunInfo struct {
+	Command  []string
+	ExitCode int
+	WallS    float64 // s
+	PeakRSS  int64   // bytes
+}
+
+// Input is the evidence a diagnosis is made from. Only Log is required.
+type Input struct {
+	Log *gctrace.Log
+	// GoVersion is the Go version of the examined program ("go1.21.3"),
+	// from its build info or a flag; "" when unknown, in which case each
+	// segment's line format bounds the version.
+	GoVersion string
+	// GOGC and GOMEMLIMIT as set in the program's environment ("" unset or
+	// unknown).
+	GOGC, GOMEMLIMIT string
+	// RSS samples of the program and its peak RSS in bytes, when it was run
+	// by gcdoctor.
+	RSS     []bundle.RSSSample
+	PeakRSS int64
+	Run     *RunInfo
+}
+
+// Diagnosis is the result of Diagnose: the evidence summarised and the
+// findings, most urgent first.
+type Diagnosis struct {
+	Log       *gctrace.Log
+	GoVersion string // as given in Input, "" when inferred per segment
+	GOGC      string
+	Run       *RunInfo
+	Findings  []Finding
+	// Notes are caveats on the diagnosis as a whole.
+	Notes []string
+}
+
+// MaxSeverity returns the highest severity among the findings, and false
+// when there are none.
+func (d *Diagnosis) MaxSeverity() (Severity, bool) {
+	if len(d.Findings) == 0 {
+		return 0, false
+	}
+	m := Info
+	for _, f := range d.Findings {
+		m = max(m, f.Severity)
+	}
+	return m, true
+}
+
+// Diagnose applies every rule to the evidence.
+func Diagnose(in *Input) *Diagnosis {
+	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run}
+	ctx := newContext(in)
+	var found []Finding
+	for _, r := range rules {
+		if r.check != nil {
+			for _, s := range in.Log.Segments {
+				if f := r.check(ctx, s); f != nil {
+					found = append(found, r.fill(f, s))
+				}
+			}
+		}
+		if r.checkRun != nil {
+			if f := r.checkRun(ctx); f != nil {
+				found = append(found, r.fill(f, nil))
+			}
+		}
+	}
+	d.Findings = merge(found)
+	d.Notes = ctx.notes(in)
+	return d
+}
+
+// fill sets the fields every finding of the rule shares.
+func (r *Rule) fill(f *Finding, s *gctrace.Segment) Finding {
+	f.ID = r.ID
+	f.Title = r.Title
+	f.rank = r.Rank
+	if s != nil {
+		f.Segments = []int{s.Index}
+		if len(f.Where) == 0 {
+			f.Where = []Location{{File: s.Input, Line: s.FirstLine, EndLine: s.LastLine}}
+		}
+	}
+	return *f
+}
+
+// merge keeps one finding per rule: the strongest, with the count of other
+// segments where the rule fired too. A build log of 300 compiler processes
+// then yields one "GC at the minimum heap" finding, not 300.
+func merge(fs []Finding) []Finding {
+	byID := map[string]int{}
+	var out []Finding
+	for _, f := range fs {
+		i, ok := byID[f.ID]
+		if !ok {
+			byID[f.ID] = len(out)
+			out = append(out, f)
+			continue
+		}
+		best := &out[i]
+		if f.Severity > best.Severity || (f.Severity == best.Severity && f.score > best.score) {
+			f.Segments = append(f.Segments, best.Segments...)
+			f.Also = best.Also + 1
+			*best = f
+		} else {
+			best.Segments = append(best.Segments, f.Segments...)
+			best.Also++
+		}
+	}
+	for i := range out {
+		slices.Sort(out[i].Segments)
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if c := cmp.Compare(b.Severity, a.Severity); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.score, a.score)
+	})
+	return out
+}

@@ -1,0 +1,176 @@
+package diagnose
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/rules.md")
+
+func parseFile(t *testing.T, name string) *gctrace.Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("../gctrace/testdata/corpus", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := gctrace.Parse(f, name, gctrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func ids(d *Diagnosis) []string {
+	var out []string
+	for _, f := range d.Findings {
+		out = append(out, f.ID)
+	}
+	return out
+}
+
+// TestCorpusFindings pins what each real log is diagnosed with: the
+// problems its thread or article describes must be found, and rules that
+// do not apply must stay quiet.
+func TestCorpusFindings(t *testing.T) {
+	tests := []struct {
+		file      string
+		goVersion string
+		want      []string
+		not       []string
+	}{
+		{"01-go10898-go15dev-hashnum-1P.log", "", []string{"stw-long", "gc-cpu-high"}, []string{"memlimit-death-spiral"}},
+		{"04-go13392-pre15-gcforced-scvg-8P.log", "", []string{"stw-long"}, []string{"forced-gc", "gc-cpu-high"}},
+		{"05-go14812-cockroach-go19-8P.log", "go1.9", []string{"assist-heavy"}, []string{"gc-cpu-high", "stw-long"}},
+		{"07-go19393-huge-heap-22GB-48P.log", "go1.8", []string{"gc-cpu-high"}, []string{"stw-long", "memlimit-death-spiral"}},
+		{"10-etcd8472-journald-scvg-2P.log", "", []string{"stw-long", "idle-heap-held"}, []string{"gc-cpu-high"}},
+		{"12-go40225-go115beta1-pacertrace-24P.log", "go1.15", []string{"assist-heavy"}, []string{"gc-cpu-high"}},
+		{"14-go44554-timestamp-prefixed-8P.log", "", []string{"idle-heap-held"}, []string{"gc-cpu-high", "stw-long", "live-heap-growth"}},
+		{"15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5", []string{"memlimit-death-spiral", "gc-cpu-high"}, []string{"live-heap-growth"}},
+		{"16-go41818-go-run-8P.log", "", nil, []string{"gc-cpu-high", "stw-long"}},
+		{"seed002-go110-4P.log", "go1.10", []string{"gc-cpu-high", "assist-heavy"}, []string{"stw-long", "memlimit-death-spiral"}},
+		{"gofmt-l-goroot-src.gctrace.log", "go1.26", []string{"gc-cpu-high"}, []string{"memlimit-death-spiral", "live-heap-growth"}},
+		{"go-build-cmd-go.gctrace.log", "go1.26", nil, []string{"memlimit-death-spiral"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			d := Diagnose(&Input{Log: parseFile(t, tt.file), GoVersion: tt.goVersion})
+			got := ids(d)
+			for _, w := range tt.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("missing %s; got %v", w, got)
+				}
+			}
+			for _, n := range tt.not {
+				if slices.Contains(got, n) {
+					t.Errorf("unexpected %s; got %v", n, got)
+				}
+			}
+			for _, f := range d.Findings {
+				if f.Message == "" || f.Remedy == "" || f.Verify == "" || len(f.Evidence) == 0 || len(f.Where) == 0 {
+					t.Errorf("%s: incomplete finding %+v", f.ID, f)
+				}
+				for _, e := range f.Evidence {
+					if e.Source == "" {
+						t.Errorf("%s: evidence %q has no source", f.ID, e.Label)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestVersionAwareAdvice checks that advice changes across the Go versions
+// where the runtime changed: the same evidence, different remedies.
+func TestVersionAwareAdvice(t *testing.T) {
+	l := parseFile(t, "10-etcd8472-journald-scvg-2P.log")
+	remedy := func(v string) string {
+		for _, f := range Diagnose(&Input{Log: l, GoVersion: v}).Findings {
+			if f.ID == "stw-long" {
+				return f.Remedy
+			}
+		}
+		t.Fatalf("%s: no stw-long", v)
+		return ""
+	}
+	if r := remedy("go1.9"); !strings.Contains(r, "Before Go 1.14") || !strings.Contains(r, "Go 1.25") {
+		t.Errorf("go1.9 remedy lacks preemption and GOMAXPROCS advice: %s", r)
+	}
+	if r := remedy("go1.26"); strings.Contains(r, "Before Go 1.14") || strings.Contains(r, "automatic from Go 1.25") {
+		t.Errorf("go1.26 remedy gives advice for old versions: %s", r)
+	}
+	if r := remedy("go1.6"); !strings.Contains(r, "Go ≥ 1.7") {
+		t.Errorf("go1.6 remedy should say to upgrade to 1.7: %s", r)
+	}
+
+	gofmt := parseFile(t, "gofmt-l-goroot-src.gctrace.log")
+	for _, tt := range []struct {
+		v         string
+		memlimit  bool
+		noMemlimt bool
+	}{{"go1.18", false, true}, {"go1.19", true, false}} {
+		var r string
+		for _, f := range Diagnose(&Input{Log: gofmt, GoVersion: tt.v}).Findings {
+			if f.ID == "gc-cpu-high" {
+				r = f.Remedy
+			}
+		}
+		if got := strings.Contains(r, "GOMEMLIMIT"); got != tt.memlimit {
+			t.Errorf("%s: GOMEMLIMIT advice = %v, want %v: %s", tt.v, got, tt.memlimit, r)
+		}
+	}
+}
+
+func TestMergeAcrossSegments(t *testing.T) {
+	// The go build log holds 31 processes; one rule must yield one finding.
+	d := Diagnose(&Input{Log: parseFile(t, "go-build-cmd-go.gctrace.log"), GoVersion: "go1.26"})
+	seen := map[string]bool{}
+	for _, f := range d.Findings {
+		if seen[f.ID] {
+			t.Errorf("rule %s reported twice", f.ID)
+		}
+		seen[f.ID] = true
+		if f.Also+1 != len(f.Segments) {
+			t.Errorf("%s: Also=%d but %d segments", f.ID, f.Also, len(f.Segments))
+		}
+	}
+}
+
+func TestRulesDocumented(t *testing.T) {
+	if len(Rules()) < 10 {
+		t.Fatalf("%d rules registered", len(Rules()))
+	}
+	for _, r := range Rules() {
+		if _, ok := Lookup(r.ID); !ok {
+			t.Errorf("Lookup(%q) failed", r.ID)
+		}
+		if strings.ToLower(r.ID) != r.ID || strings.Contains(r.ID, " ") {
+			t.Errorf("rule ID %q is not lower-case kebab", r.ID)
+		}
+	}
+}
+
+// TestCatalogue keeps docs/rules.md generated from the rules' own text.
+func TestCatalogue(t *testing.T) {
+	const path = "../docs/rules.md"
+	got := Catalogue()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("docs/rules.md is stale: run go test ./diagnose -run TestCatalogue -update")
+	}
+}

@@ -1,0 +1,77 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+func init() {
+	register(&Rule{
+		ID:       "forced-gc",
+		Title:    "The program forces garbage collections",
+		Severity: Warning,
+		Rank:     80,
+		Evidence: "gctrace",
+		Rationale: `runtime.GC() and debug.FreeOSMemory() start a full collection and block
+the caller until it is done, whatever the pacer would have decided. Called
+in a loop or per request (a pattern from old advice), they multiply GC work
+without freeing anything the next automatic cycle would not have freed.`,
+		Detection: `Cycles marked "(forced)": a warning when they are at least 3 and at least
+20% of all cycles, information otherwise (benchmarks, for one, force a GC
+between runs). The runtime's periodic GC after two minutes without one is
+not forced by the program and is not counted.`,
+		Remedy: `Remove runtime.GC() calls from loops and request paths: the pacer decides
+better. To return memory to the OS after a one-off peak, call
+debug.FreeOSMemory() once after it, or on Go ≥ 1.19 set GOMEMLIMIT so the
+scavenger returns memory as the limit nears.`,
+		Verify: `Rerun: forced_cycles should be 0 (or the few deliberate calls left).`,
+		check:  checkForced,
+	})
+}
+
+func checkForced(c *context, s *gctrace.Segment) *Finding {
+	sm := &s.Summary
+	if sm.Forced == 0 {
+		return nil
+	}
+	share := float64(sm.Forced) / float64(sm.Cycles) * 100
+	sev := Info
+	if sm.Forced >= 3 && share >= 20 {
+		sev = Warning
+	}
+	f := &Finding{Severity: sev, score: float64(sm.Forced)}
+	f.Message = fmt.Sprintf("%d of %d cycles of %s (%s%%) were forced by runtime.GC or debug.FreeOSMemory.",
+		sm.Forced, sm.Cycles, who(s), f1(share))
+	f.Evidence = []Evidence{
+		{Label: "forced cycles", Value: float64(sm.Forced), Unit: "cycles", Source: span(s)},
+		{Label: "share of cycles", Value: share, Unit: "%", Source: span(s)},
+	}
+	if gctrace.Valid(sm.WallS) && sm.WallS > 0 {
+		rate := float64(sm.Forced) / sm.WallS
+		f.Evidence = append(f.Evidence, Evidence{Label: "forced cycles per second", Value: rate, Unit: "/s", Source: span(s)})
+		if rate >= 1 {
+			f.Message += fmt.Sprintf(" That is %s forced cycles per second: runtime.GC() is being called in a loop.", f1(rate))
+		}
+	}
+	var first int
+	for _, cy := range s.Cycles {
+		if cy.Forced {
+			first = cy.Line
+			break
+		}
+	}
+	if first > 0 {
+		f.Where = []Location{{File: s.Input, Line: first}}
+	}
+	f.Remedy = "Remove runtime.GC() from loops and request paths: each call runs a full collection and blocks its caller. To hand memory back after a one-off peak, call debug.FreeOSMemory() once"
+	if c.goVersion(s).atLeast(19) != no {
+		f.Remedy += ", or set GOMEMLIMIT"
+	}
+	f.Remedy += "."
+	if sev == Info {
+		f.Remedy += " A few forced cycles are normal in benchmarks and tests."
+	}
+	f.Verify = "Rerun: the count of (forced) cycles should drop to the deliberate calls only."
+	return f
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+// diagFlags describe the examined program when the evidence does not.
+type diagFlags struct {
+	goVersion string
+	gogc      string
+}
+
+func (f *diagFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.goVersion, "go-version", "", "Go version of the examined program, e.g. go1.21.5 (default: inferred from the log format)")
+	cmd.Flags().StringVar(&f.gogc, "gogc", "", "GOGC the program ran with (default: 100)")
+}
+
+func (f *diagFlags) validate() error {
+	if v := f.goVersion; v != "" {
+		if !strings.HasPrefix(v, "go") {
+			f.goVersion = "go" + v
+		}
+		if !validGoVersion(f.goVersion) {
+			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", v)}
+		}
+	}
+	if g := f.gogc; g != "" && !strings.EqualFold(g, "off") {
+		if _, err := strconv.Atoi(g); err != nil {
+			return &usageError{fmt.Errorf("--gogc %q: want a number or off", g)}
+		}
+	}
+	return nil
+}
+
+func (f *diagFlags) gogcInt() int {
+	n, err := strconv.Atoi(f.gogc)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+func newGctraceCmd(e *env) *cobra.Command {
+	var rf reportFlags
+	var df diagFlags
+	cmd := &cobra.Command{
+		Use:   "gctrace [FILE|-]...",
+		Short: "Diagnose GODEBUG=gctrace=1 output saved to files (or read from stdin)",
+		Long: `Reads GODEBUG=gctrace=1 output of any Go version — a saved log, a paste from
+an issue, journald or container logs with their prefixes — and reports what
+the GC costs each process and what to do about it.
+
+With no FILE, or when FILE is -, standard input is read. Several files are
+analysed together; a process never spans two files.`,
+		Example: `  GODEBUG=gctrace=1 ./server 2> gc.log; gcdoctor gctrace gc.log
+  kubectl logs deploy/api | gcdoctor gctrace --go-version go1.22.4
+  gcdoctor gctrace --json gc.log | jq '.segments[].summary.gc_cpu_percent'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := rf.validate(); err != nil {
+				return err
+			}
+			if err := df.validate(); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			return e.runGctrace(cmd, args, &rf, &df)
+		},
+	}
+	rf.register(cmd)
+	df.register(cmd)
+	return cmd
+}
+
+func (e *env) runGctrace(cmd *cobra.Command, args []string, rf *reportFlags, df *diagFlags) error {
+	p := gctrace.NewParser(gctrace.Options{GOGC: df.gogcInt()})
+	var failed []error
+	parsed := 0
+	for _, name := range args {
+		err := e.addInput(p, name)
+		if err != nil {
+			failed = append(failed, err)
+			if !errors.Is(err, gctrace.ErrNoCycles) {
+				continue
+			}
+		} else {
+			parsed++
+		}
+	}
+	log := p.Log()
+	for _, in := range log.Inputs {
+		if in.Partial {
+			failed = append(failed, fmt.Errorf("%v; the results are partial", in.Errors[len(in.Errors)-1]))
+		}
+	}
+	if parsed > 0 {
+		d := diagnose.Diagnose(&diagnose.Input{Log: log, GoVersion: df.goVersion, GOGC: df.gogc})
+		if err := e.emit(cmd, d, rf); err != nil {
+			if len(failed) == 0 {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+		}
+	}
+	if len(failed) > 0 {
+		for _, err := range failed[:len(failed)-1] {
+			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+		}
+		return &exitError{code: ExitError, err: failed[len(failed)-1]}
+	}
+	return nil
+}
+
+// addInput parses one named input ("-" is standard input), showing progress
+// on a terminal for large files.
+func (e *env) addInput(p *gctrace.Parser, name string) error {
+	var r io.Reader
+	display := name
+	var size int64
+	if name == "-" {
+		r = e.stdin
+		display = "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			if st.IsDir() {
+				return fmt.Errorf("%s: is a directory, not a gctrace log", name)
+			}
+			size = st.Size()
+		}
+		r = f
+	}
+	pr := newProgress(e.stderr, display, size)
+	defer pr.done()
+	return p.AddWithProgress(r, display, pr.update)
+}

@@ -1,0 +1,174 @@
+// Package cli implements the gcdoctor command line. Each subcommand lives in
+// its own file and only turns flags into library calls and a report; the
+// analysis itself lives in the public packages.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of the gcdoctor command.
+const (
+	ExitOK     = 0 // success, no threshold crossed
+	ExitError  = 1 // bad input, I/O failure or a failed collection
+	ExitUsage  = 2 // bad flags or arguments
+	ExitFailOn = 3 // a finding at or above the --fail-on severity
+)
+
+// exitError carries a specific exit code through cobra's error path.
+type exitError struct {
+	code int
+	err  error // nil when the message was already printed
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks an error caused by how the command was invoked.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+
+// env is what a command needs from the process it runs in. Tests replace it.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// Main runs gcdoctor with args (without the program name) and returns the
+// process exit code. It never calls os.Exit, so tests can drive it.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	return e.run(args)
+}
+
+func (e *env) run(args []string) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var xe *exitError
+	if errors.As(err, &xe) {
+		if xe.err != nil {
+			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", xe.err)
+		}
+		return xe.code
+	}
+	fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsageError(err) {
+		fmt.Fprintf(e.stderr, "Run 'gcdoctor %s --help' for usage.\n", commandPathFor(root, args))
+		return ExitUsage
+	}
+	return ExitError
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gcdoctor",
+		Short: "Diagnose Go programs whose garbage collector costs too much",
+		Long: `gcdoctor reads the evidence a Go program leaves about its garbage collector
+(GODEBUG=gctrace=1 output today) and says what the GC costs, why, and what to
+change, with numbers taken from the program's own evidence.
+
+  gcdoctor demo                     see it diagnose and fix a real server
+  gcdoctor run -- ./server          run a program and diagnose its GC
+  gcdoctor gctrace app.log          diagnose a saved gctrace log
+  gcdoctor explain gc-cpu-high      what a finding means and what to do`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version(),
+	}
+	root.SetVersionTemplate("gcdoctor {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err}
+	})
+	root.AddCommand(
+		newVersionCmd(),
+		newGctraceCmd(e),
+		newExplainCmd(e),
+	)
+	return root
+}
+
+// version reports the module version gcdoctor was built from, with the VCS
+// revision when the build recorded one.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+			if len(rev) > 12 {
+				rev = rev[:12]
+			}
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" && v == "(devel)" {
+		v += " " + rev + dirty
+	}
+	return v + " " + bi.GoVersion
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the gcdoctor version and the Go version it was built with",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "gcdoctor %s\n", version())
+			return nil
+		},
+	}
+}
+
+// isCobraUsageError reports whether err is one of cobra's argument errors,
+// which cobra returns as plain errors.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func commandPathFor(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil || c == root {
+		return ""
+	}
+	return c.Name()
+}

@@ -1,0 +1,397 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+// TextOptions tune Text.
+type TextOptions struct {
+	Color bool // ANSI colours (the caller decides: terminal, NO_COLOR)
+	Width int  // wrap width, default 80
+	// MaxSegments is how many processes the table lists when a log holds
+	// several (default 8); the rest are counted.
+	MaxSegments int
+}
+
+type textWriter struct {
+	w      io.Writer
+	single string // the only input's name, stripped from sources
+	opt    TextOptions
+	err    error
+	notes  []string // footnotes, numbered in order of appearance
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+func (t *textWriter) style(code, s string) string {
+	if !t.opt.Color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// footnote registers a caveat and returns its marker.
+func (t *textWriter) footnote(s string) string {
+	i := slices.Index(t.notes, s)
+	if i < 0 {
+		t.notes = append(t.notes, s)
+		i = len(t.notes) - 1
+	}
+	return superscript(i + 1)
+}
+
+func superscript(n int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	var b strings.Builder
+	for _, c := range strconv.Itoa(n) {
+		r := []rune(digits)[c-'0']
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Text writes the diagnosis for people: a headline per process, then the
+// findings, most urgent first, then the caveats as numbered notes. It fits
+// opt.Width columns.
+func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 80
+	}
+	if opt.MaxSegments <= 0 {
+		opt.MaxSegments = 8
+	}
+	t := &textWriter{w: w, opt: opt}
+	if len(d.Log.Inputs) == 1 {
+		t.single = d.Log.Inputs[0].Name
+	}
+	t.header(d)
+	segs := d.Log.Segments
+	switch {
+	case len(segs) == 1:
+		t.segment(segs[0])
+	case len(segs) > 1:
+		t.segmentTable(d)
+	}
+	t.findings(d)
+	for _, n := range d.Notes {
+		t.footnote(n)
+	}
+	if len(t.notes) > 0 {
+		t.printf("\n%s\n", t.style(ansiBold, "Notes"))
+		for i, n := range t.notes {
+			t.wrap("  "+superscript(i+1)+" ", "    ", n)
+		}
+	}
+	return t.err
+}
+
+func (t *textWriter) header(d *diagnose.Diagnosis) {
+	var names []string
+	lines := 0
+	for _, in := range d.Log.Inputs {
+		names = append(names, in.Name)
+		lines += in.Lines
+	}
+	what := strings.Join(names, ", ")
+	if d.Run != nil && len(d.Run.Command) > 0 {
+		what = strings.Join(d.Run.Command, " ")
+	}
+	n := len(d.Log.Segments)
+	procs := "1 process"
+	if n != 1 {
+		procs = fmt.Sprintf("%d processes", n)
+	}
+	t.printf("%s %s\n", t.style(ansiBold, "gcdoctor:"), truncateLeft(what, t.opt.Width-10))
+	t.printf("  %s, %s, %s read", procs, plural(d.Log.Cycles(), "GC cycle"), plural(lines, "line"))
+	if d.Log.Partial() {
+		t.printf(" %s", t.style(ansiYellow, "(PARTIAL: input cut inside a gc line)"))
+	}
+	t.printf("\n")
+	if d.Run != nil {
+		t.printf("  exit status %d after %s s", d.Run.ExitCode, fmtNum(d.Run.WallS))
+		if d.Run.PeakRSS > 0 {
+			t.printf(", peak RSS %s", fmtBytes(d.Run.PeakRSS))
+		}
+		t.printf("\n")
+	}
+	for _, in := range d.Log.Inputs {
+		if in.NErrors > 0 {
+			t.printf("  %s\n", t.style(ansiYellow, fmt.Sprintf("%s unparsable, first at %v", plural(in.NErrors, "gc line"), in.Errors[0])))
+		}
+	}
+}
+
+// segment prints the headline figures of one process.
+func (t *textWriter) segment(s *gctrace.Segment) {
+	sm := &s.Summary
+	t.printf("\n%s", t.style(ansiBold, "GC at a glance"))
+	t.printf("  %s\n", t.style(ansiDim, fmt.Sprintf("%s, gc %d–%d, %s format", linesWord(s), sm.FirstGC, sm.LastGC, s.Format)))
+	row := func(label, value string) {
+		t.printf("  %-13s %s\n", label, value)
+	}
+	cpu := "n/a"
+	if gctrace.Valid(sm.GCCPUPercent) {
+		cpu = fmtNum(sm.GCCPUPercent) + " % of " + strconv.Itoa(sm.Procs) + " P"
+		if sm.RuntimeCPUPercent >= 0 {
+			cpu += fmt.Sprintf("  (runtime: %d %% since start)", sm.RuntimeCPUPercent)
+		}
+	} else if sm.RuntimeCPUPercent >= 0 {
+		cpu = fmt.Sprintf("%d %% since start (runtime's figure)", sm.RuntimeCPUPercent)
+	}
+	row("GC CPU", cpu)
+	pauses := fmt.Sprintf("p50 %s  p95 %s  p99 %s  max %s ms (line %d)",
+		fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS), sm.MaxPauseLine)
+	if sm.PausesApprox {
+		pauses += t.footnote("pause percentiles are estimated within 1% (more than 4096 pauses)")
+	}
+	row("STW pauses", pauses)
+	cycles := fmt.Sprintf("%d", sm.Cycles)
+	if gctrace.Valid(sm.GCPerSecond) {
+		cycles = fmt.Sprintf("%s /s over %s s (%d cycles", fmtNum(sm.GCPerSecond), fmtNum(sm.WallS), sm.Cycles)
+		if sm.Forced > 0 {
+			cycles += fmt.Sprintf(", %d forced", sm.Forced)
+		}
+		cycles += ")"
+	}
+	row("Cycles", cycles)
+	if sm.LiveFirstMB >= 0 {
+		row("Live heap", fmt.Sprintf("%d → %d MB (min %d, max %d)", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB))
+	}
+	heap := fmt.Sprintf("peak %d MB (line %d)", sm.PeakHeapMB, sm.PeakHeapLine)
+	if sm.MaxGoalMB >= 0 {
+		heap += fmt.Sprintf(", goal %d–%d MB", sm.MinGoalMB, sm.MaxGoalMB)
+	}
+	if sm.MaxStacksMB >= 0 {
+		heap += fmt.Sprintf(", stacks %d MB", sm.MaxStacksMB)
+	}
+	row("Heap", heap)
+	if gctrace.Valid(sm.AllocMBPerS) {
+		row("Allocation", fmtNum(sm.AllocMBPerS)+" MB/s")
+	}
+	if gctrace.Valid(sm.MarkWallPct) {
+		mark := fmtNum(sm.MarkWallPct) + " % of wall time"
+		if gctrace.Valid(sm.AssistPercent) {
+			mark += ", assists " + fmtNum(sm.AssistPercent) + " % of mark CPU"
+		}
+		row("Marking", mark)
+	}
+	for _, w := range s.Warnings {
+		t.printf("  %s\n", t.style(ansiDim, "("+w+")"))
+	}
+}
+
+// segmentTable lists the processes of a multi-process log, the costliest
+// first, and admits how many it left out.
+func (t *textWriter) segmentTable(d *diagnose.Diagnosis) {
+	segs := slices.Clone(d.Log.Segments)
+	slices.SortStableFunc(segs, func(a, b *gctrace.Segment) int {
+		return cmp.Compare(b.Summary.GCCPUMS, a.Summary.GCCPUMS)
+	})
+	n := min(len(segs), t.opt.MaxSegments)
+	t.printf("\n%s", t.style(ansiBold, "Processes"))
+	if n < len(segs) {
+		t.printf("  %s", t.style(ansiDim, fmt.Sprintf("(the %d with the most GC CPU time of %d)", n, len(segs))))
+	}
+	t.printf("\n")
+	t.printf("  %-4s %-12s %-18s %6s %7s %9s %9s\n", "#", "lines", "label", "cycles", "GC CPU", "max STW", "peak heap")
+	for _, s := range segs[:n] {
+		label := s.Label
+		if label == "" {
+			label = s.Process
+		}
+		label = strings.TrimPrefix(label, "# ")
+		if label == "" {
+			label = "-"
+		}
+		cpu := "n/a"
+		if gctrace.Valid(s.Summary.GCCPUPercent) {
+			cpu = fmtNum(s.Summary.GCCPUPercent) + "%"
+		}
+		t.printf("  %-4d %-12s %-18s %6d %7s %6s ms %6d MB\n", s.Index, truncate(lineSpan(s), 12), truncate(label, 18),
+			s.Summary.Cycles, cpu, fmtNum(s.Summary.MaxPauseMS), s.Summary.PeakHeapMB)
+	}
+}
+
+func (t *textWriter) findings(d *diagnose.Diagnosis) {
+	if len(d.Findings) == 0 {
+		t.printf("\n%s\n", t.style(ansiBold, "No findings: nothing in this evidence crosses a rule's threshold."))
+		return
+	}
+	t.printf("\n%s\n", t.style(ansiBold, fmt.Sprintf("Findings (%d)", len(d.Findings))))
+	for _, f := range d.Findings {
+		sev := f.Severity.String()
+		switch f.Severity {
+		case diagnose.Critical:
+			sev = t.style(ansiRed+ansiBold, sev)
+		case diagnose.Warning:
+			sev = t.style(ansiYellow, sev)
+		default:
+			sev = t.style(ansiCyan, sev)
+		}
+		head := fmt.Sprintf("  %s  %s  ", f.Severity, f.ID)
+		if utf8.RuneCountInString(head+f.Title) <= t.opt.Width {
+			t.printf("\n  %s  %s  %s\n", sev, t.style(ansiBold, f.ID), f.Title)
+		} else {
+			t.printf("\n  %s  %s\n    %s\n", sev, t.style(ansiBold, f.ID), f.Title)
+		}
+		msg := f.Message
+		if f.Also > 0 {
+			msg += fmt.Sprintf(" (Also in %d other processes.)", f.Also)
+		}
+		t.wrap("    ", "    ", msg)
+		if len(f.Evidence) > 0 {
+			lw := 0
+			for _, e := range f.Evidence {
+				lw = max(lw, utf8.RuneCountInString(e.Label))
+			}
+			lw = min(lw, 34)
+			for _, e := range f.Evidence {
+				val := fmtNum(e.Value)
+				if e.Unit != "" {
+					val += " " + e.Unit
+				}
+				t.printf("      %s  %10s  %s\n", padRight(truncate(e.Label, lw), lw), val, t.style(ansiDim, truncate(t.source(e.Source), max(t.opt.Width-lw-22, 12))))
+			}
+		}
+		for _, c := range f.Caveats {
+			t.printf("      %s\n", t.style(ansiDim, "caveat: "+c))
+		}
+		t.wrap("    Fix:    ", "            ", f.Remedy)
+		t.wrap("    Verify: ", "            ", f.Verify)
+	}
+	t.printf("\n  %s\n", t.style(ansiDim, "gcdoctor explain ID tells more about a rule."))
+}
+
+// source shortens "input:12-30" to "lines 12-30" when there is one input.
+func (t *textWriter) source(s string) string {
+	if t.single == "" || !strings.HasPrefix(s, t.single+":") {
+		return s
+	}
+	rest := s[len(t.single)+1:]
+	if strings.Contains(rest, "-") {
+		return "lines " + rest
+	}
+	return "line " + rest
+}
+
+// wrap prints text word-wrapped to the width, first line after first and the
+// rest after indent.
+func (t *textWriter) wrap(first, indent, text string) {
+	width := t.opt.Width
+	line := first
+	col := utf8.RuneCountInString(first)
+	empty := true
+	for _, word := range strings.Fields(text) {
+		wl := utf8.RuneCountInString(word)
+		if !empty && col+1+wl > width {
+			t.printf("%s\n", line)
+			line, col, empty = indent, utf8.RuneCountInString(indent), true
+		}
+		if !empty {
+			line += " "
+			col++
+		}
+		line += word
+		col += wl
+		empty = false
+	}
+	t.printf("%s\n", line)
+}
+
+func padRight(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func linesWord(s *gctrace.Segment) string {
+	if s.FirstLine == s.LastLine {
+		return fmt.Sprintf("line %d", s.FirstLine)
+	}
+	return "lines " + lineSpan(s)
+}
+
+// truncateLeft keeps the end of s, where a path's file name is.
+func truncateLeft(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n+1:])
+}
+
+func lineSpan(s *gctrace.Segment) string {
+	if s.FirstLine == s.LastLine {
+		return strconv.Itoa(s.FirstLine)
+	}
+	return fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)
+}
+
+// fmtNum formats a figure with the precision the evidence supports: three
+// significant digits, no exponent.
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case math.Abs(v) >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case math.Abs(v) >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case math.Abs(v) >= 0.01:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}
