@@ -54,15 +54,8 @@ func checkForced(c *context, s *gctrace.Segment) *Finding {
 			f.Message += fmt.Sprintf(" That is %s forced cycles per second: runtime.GC() is being called in a loop.", f1(rate))
 		}
 	}
-	var first int
-	for _, cy := range s.Cycles {
-		if cy.Forced {
-			first = cy.Line
-			break
-		}
-	}
-	if first > 0 {
-		f.Where = []Location{{File: s.Input, Line: first}}
+	if sm.FirstForcedLine > 0 {
+		f.Where = []Location{{File: s.Input, Line: sm.FirstForcedLine}}
 	}
 	f.Remedy = "Remove runtime.GC() from loops and request paths: each call runs a full collection and blocks its caller. To hand memory back after a one-off peak, call debug.FreeOSMemory() once"
 	if c.goVersion(s).atLeast(19) != no {

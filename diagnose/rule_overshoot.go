@@ -36,15 +36,8 @@ func checkOvershoot(c *context, s *gctrace.Segment) *Finding {
 	if sm.OvershootCycles < 3 || sm.MaxOvershootPct < 10 || sm.PeakHeapMB < 8 {
 		return nil
 	}
-	// Count only cycles that overshoot by 10% or more on heaps that are
-	// large enough for the rounding not to matter.
-	n := 0
-	for _, cy := range s.Cycles {
-		if cy.HeapGoal >= 8 && float64(cy.HeapEnd) >= 1.1*float64(cy.HeapGoal) {
-			n++
-		}
-	}
-	if n < 3 && !s.CyclesTruncated {
+	n := sm.BigOvershootCycles
+	if n < 3 {
 		return nil
 	}
 	f := &Finding{Severity: Warning, score: sm.MaxOvershootPct}

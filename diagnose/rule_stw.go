@@ -53,15 +53,7 @@ func checkSTW(c *context, s *gctrace.Segment) *Finding {
 	}
 	f := &Finding{Severity: sev, score: sm.MaxPauseMS}
 	// Which pause is long tells the cause apart.
-	var sweepTerm, markTerm int
-	for _, cy := range s.Cycles {
-		if cy.Clock.SweepTerm >= 10 {
-			sweepTerm++
-		}
-		if cy.Clock.MarkTerm >= 10 {
-			markTerm++
-		}
-	}
+	sweepTerm, markTerm := sm.LongSweepTerm, sm.LongMarkTerm
 	f.Message = fmt.Sprintf("%s stopped the world for up to %s ms (p50 %s ms, p99 %s ms over %d pauses, %s ms in all).",
 		capWho(s), f1(sm.MaxPauseMS), f1(sm.P50PauseMS), f1(p99), sm.Pauses, f1(sm.PauseTotalMS))
 	if markTerm > 0 || sweepTerm > 0 {

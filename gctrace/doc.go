@@ -4,10 +4,11 @@
 // The runtime prints one line per GC cycle to standard error. Its shape has
 // changed several times:
 //
-//	Go ≤ 1.4      gc15(8): 5416+53+14938+239 us, 40 -> 42 MB, 416228 (…) objects, …
+//	Go 1.2        gc1(1): 9+0+0 ms, 0 -> 0 MB 16 -> 18 (19-1) objects, …
+//	Go 1.3–1.4    gc15(8): 5416+53+14938+239 us, 40 -> 42 MB, 416228 (…) objects, …
 //	Go 1.5 dev    gc #1 @0.240s 37%: 0+37+18+9+43 ms clock, 0+37+0+0/9/0+43 ms cpu, 4->5->2 MB, 4 MB goal, 1 P
-//	Go 1.5–1.6    gc 1 @0.020s 1%: 0.03+2.5+0.15+0.41+0.62 ms clock, 0.13+2.5+0+0.16/0.25/0.69+2.4 ms cpu, 4->4->1 MB, 5 MB goal, 4 P
-//	Go 1.7–1.17   gc 1 @0.059s 0%: 0.11+1.3+0.085 ms clock, 0.22+0.16/0.55/0+0.17 ms cpu, 3->3->0 MB, 4 MB goal, 2 P
+//	Go 1.5        gc 1 @0.016s 3%: 0.039+0.30+0+0.93+0.075 ms clock, 0.078+0.30+0+0.021/0.81/0.059+0.15 ms cpu, 4->4->3 MB, 4 MB goal, 2 P
+//	Go 1.6–1.17   gc 1 @0.059s 0%: 0.11+1.3+0.085 ms clock, 0.22+0.16/0.55/0+0.17 ms cpu, 3->3->0 MB, 4 MB goal, 2 P
 //	Go ≥ 1.18     … 4 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)
 //
 // Before Go 1.5 the whole collection stopped the world, so the four phase

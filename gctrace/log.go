@@ -14,8 +14,12 @@ type Options struct {
 	// GOGC is the program's GOGC, used to recognise cycles at the minimum
 	// heap (4 MiB × GOGC/100). Zero means unknown: 100 is assumed.
 	GOGC int
-	// MaxCycles bounds the cycles kept in Segment.Cycles over the whole Log
-	// (default 100000, about 20 MB); summaries always see every cycle.
+	// KeepCycles keeps every cycle in Segment.Cycles (for charts and
+	// exports), up to MaxCycles over the whole Log. Summaries always see
+	// every cycle whether or not they are kept.
+	KeepCycles bool
+	// MaxCycles bounds the cycles kept when KeepCycles is set (default
+	// 100000, about 25 MB).
 	MaxCycles int
 	// MaxSegments bounds the segments kept in Log.Segments (default 10000);
 	// cycles of later segments are counted in Log.SegmentsDropped only.
@@ -136,7 +140,13 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 		case KindCycle:
 			sg.cycle(name, rec.Cycle)
 		case KindForced:
-			sg.forced(rec.Process)
+			// Go 1.2 and 1.3 print "scvgN: GC forced" after the periodic
+			// cycle; later versions print "GC forced" before it.
+			if bytes.Contains(rec.Prefix, []byte("scvg")) {
+				sg.forcedAfter(rec.Process)
+			} else {
+				sg.forced(rec.Process)
+			}
 		case KindScavenge:
 			sg.scavenge(rec.Process)
 		case KindHeader:

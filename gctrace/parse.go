@@ -1,5 +1,7 @@
 package gctrace
 
+import "bytes"
+
 // A cursor walks a line byte by byte. Parsing by hand, without regular
 // expressions or per-line allocation, is what lets a Reader stream hundreds
 // of MB/s.
@@ -66,41 +68,56 @@ func (c *cursor) int(what string) int64 {
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
 
 // float parses an unsigned decimal with an optional fraction, the only
-// number shape the runtime prints in gctrace lines.
+// number shape the runtime prints in gctrace lines. Digits beyond the 18th
+// are dropped: gctrace prints at most a few significant digits.
 func (c *cursor) float(what string) float64 {
 	if c.err != "" {
 		return 0
 	}
-	start := c.i
+	b, i := c.b, c.i
+	start := i
 	var ip uint64
-	for c.i < len(c.b) && isDigit(c.b[c.i]) {
-		if ip > 1e17 {
+	for i < len(b) {
+		d := b[i] - '0'
+		if d > 9 {
+			break
+		}
+		if i-start >= 18 {
+			c.i = i
 			c.fail(what + " out of range")
 			return 0
 		}
-		ip = ip*10 + uint64(c.b[c.i]-'0')
-		c.i++
+		ip = ip*10 + uint64(d)
+		i++
+	}
+	if i == start {
+		c.i = i
+		c.fail("expected " + what)
+		return 0
 	}
 	v := float64(ip)
-	if c.i < len(c.b) && c.b[c.i] == '.' {
-		c.i++
-		fs := c.i
+	if i < len(b) && b[i] == '.' {
+		i++
+		fs := i
 		var fp uint64
-		for c.i < len(c.b) && isDigit(c.b[c.i]) {
-			if c.i-fs < 18 {
-				fp = fp*10 + uint64(c.b[c.i]-'0')
+		for i < len(b) {
+			d := b[i] - '0'
+			if d > 9 {
+				break
 			}
-			c.i++
+			if i-fs < 18 {
+				fp = fp*10 + uint64(d)
+			}
+			i++
 		}
-		if c.i == fs {
+		if i == fs {
+			c.i = i
 			c.fail("expected digits after '.' in " + what)
 			return 0
 		}
-		v += float64(fp) / pow10[min(c.i-fs, 18)]
+		v += float64(fp) / pow10[min(i-fs, 18)]
 	}
-	if c.i == start {
-		c.fail("expected " + what)
-	}
+	c.i = i
 	return v
 }
 
@@ -187,7 +204,7 @@ func parseModern(c *cursor, cy *Cycle) {
 	case nc == 3 && np == 5 && string(seps) == "+//+":
 		cy.Clock = Phases{SweepTerm: clock[0], Mark: clock[1], MarkTerm: clock[2]}
 		cy.CPU = CPUTimes{SweepTerm: cpu[0], Assist: cpu[1], Background: cpu[2], Idle: cpu[3], MarkTerm: cpu[4]}
-		cy.Format = FormatGo17
+		cy.Format = FormatGo16
 	case nc == 5 && np == 7 && string(seps) == "+++//+":
 		cy.Clock = Phases{SweepTerm: clock[0], Scan: clock[1], Sync: clock[2], Mark: clock[3], MarkTerm: clock[4]}
 		cy.CPU = CPUTimes{SweepTerm: cpu[0], Scan: cpu[1], Sync: cpu[2], Assist: cpu[3], Background: cpu[4], Idle: cpu[5], MarkTerm: cpu[6]}
@@ -219,7 +236,7 @@ func parseModern(c *cursor, cy *Cycle) {
 		cy.Globals = c.int("globals")
 		c.lit(" MB globals, ", "expected ' MB globals, '")
 		v = c.int("P count")
-		if cy.Format == FormatGo17 {
+		if cy.Format == FormatGo16 {
 			cy.Format = FormatGo118
 		}
 	}
@@ -298,14 +315,21 @@ func parsePre15(c *cursor, cy *Cycle) {
 }
 
 // numberBefore finds the integer that directly precedes marker in b (and,
-// when then is not empty, is followed by then somewhere after the marker).
+// when then is not empty, is followed by then within 40 bytes after the
+// marker).
 func numberBefore(b []byte, marker, then string) int64 {
-	for i := 0; i+len(marker) <= len(b); i++ {
-		if string(b[i:i+len(marker)]) != marker {
-			continue
+	for off := 0; ; {
+		k := bytes.Index(b[off:], []byte(marker))
+		if k < 0 {
+			return -1
 		}
-		if then != "" && !hasSuffixWithin(b[i:], then, 40) {
-			continue
+		i := off + k
+		off = i + 1
+		if then != "" {
+			w := b[i:min(len(b), i+len(marker)+40)]
+			if !bytes.Contains(w, []byte(then)) {
+				continue
+			}
 		}
 		j := i
 		for j > 0 && isDigit(b[j-1]) {
@@ -323,16 +347,6 @@ func numberBefore(b []byte, marker, then string) int64 {
 		}
 		return v
 	}
-	return -1
-}
-
-func hasSuffixWithin(b []byte, s string, within int) bool {
-	for i := 0; i+len(s) <= len(b) && i < within; i++ {
-		if string(b[i:i+len(s)]) == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseScvg parses the scavenger lines of Go ≤ 1.18:

@@ -79,7 +79,7 @@ type Reader struct {
 // NewReader returns a Reader that reads from r. name is used in error
 // positions (file:line).
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 256<<10)}
+	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
 // Name returns the input name given to NewReader.

@@ -103,7 +103,7 @@ func TestCycleFields(t *testing.T) {
 }
 
 func TestPauses(t *testing.T) {
-	c := Cycle{Format: FormatGo17, Clock: Phases{SweepTerm: 0.2, Mark: 100, MarkTerm: 3}}
+	c := Cycle{Format: FormatGo16, Clock: Phases{SweepTerm: 0.2, Mark: 100, MarkTerm: 3}}
 	p, n := c.Pauses()
 	if n != 2 || p[0] != 0.2 || p[1] != 3 {
 		t.Errorf("Go 1.7 pauses = %v (%d)", p, n)

@@ -11,8 +11,8 @@ const (
 	FormatUnknown Format = iota
 	FormatPre15          // gcN(P): a+b+c+d us, X -> Y MB, … (Go 1.4 and older)
 	FormatGo15Dev        // gc #N @… with five clock phases (Go 1.5 development)
-	FormatGo15           // gc N @… with five clock phases (Go 1.5, 1.6)
-	FormatGo17           // gc N @… with three clock phases (Go 1.7 to 1.17)
+	FormatGo15           // gc N @… with five clock phases (Go 1.5)
+	FormatGo16           // gc N @… with three clock phases (Go 1.6 to 1.17)
 	FormatGo118          // three clock phases plus MB stacks, MB globals (Go 1.18+)
 )
 
@@ -20,13 +20,13 @@ var formatNames = [...]string{
 	FormatUnknown: "unknown",
 	FormatPre15:   "go1.4-",
 	FormatGo15Dev: "go1.5dev",
-	FormatGo15:    "go1.5-1.6",
-	FormatGo17:    "go1.7-1.17",
+	FormatGo15:    "go1.5",
+	FormatGo16:    "go1.6-1.17",
 	FormatGo118:   "go1.18+",
 }
 
 // String returns a short name of the Go versions that print the format, such
-// as "go1.7-1.17".
+// as "go1.6-1.17".
 func (f Format) String() string {
 	if int(f) < len(formatNames) {
 		return formatNames[f]
@@ -43,9 +43,9 @@ func (f Format) MinorRange() (min, max int) {
 	case FormatGo15Dev:
 		return 5, 5
 	case FormatGo15:
-		return 5, 6
-	case FormatGo17:
-		return 7, 17
+		return 5, 5
+	case FormatGo16:
+		return 6, 17
 	case FormatGo118:
 		return 18, 0
 	}
@@ -55,9 +55,9 @@ func (f Format) MinorRange() (min, max int) {
 // Phases holds the wall-clock time of each phase of a cycle, in milliseconds.
 type Phases struct {
 	SweepTerm float64 // stop-the-world sweep termination (Go 1.5+)
-	Scan      float64 // concurrent root scan (Go 1.5–1.6 only)
-	Sync      float64 // synchronising Ps before marking (Go 1.5–1.6 only)
-	Mark      float64 // concurrent mark (mark and scan from Go 1.7)
+	Scan      float64 // concurrent root scan (Go 1.5 only)
+	Sync      float64 // installing the write barrier on every P (Go 1.5 only)
+	Mark      float64 // concurrent mark (mark and scan from Go 1.6)
 	MarkTerm  float64 // stop-the-world mark termination (Go 1.5+)
 	STW       float64 // the whole stop-the-world collection (Go ≤ 1.4 only)
 }
@@ -66,8 +66,8 @@ type Phases struct {
 // summed over all Ps.
 type CPUTimes struct {
 	SweepTerm  float64 // sweep termination, while the world is stopped
-	Scan       float64 // concurrent root scan (Go 1.5–1.6 only)
-	Sync       float64 // synchronising Ps (Go 1.5–1.6 only)
+	Scan       float64 // concurrent root scan (Go 1.5 only)
+	Sync       float64 // installing the write barrier (Go 1.5 only)
 	Assist     float64 // mark work done by goroutines that allocate (mark assist)
 	Background float64 // dedicated and fractional background mark workers
 	Idle       float64 // mark work done by otherwise idle Ps
@@ -96,8 +96,13 @@ type Cycle struct {
 	Clock Phases   // wall-clock time per phase, ms
 	CPU   CPUTimes // CPU time per phase, ms
 
-	HeapStart int64 // heap size when the cycle started, MiB
-	HeapEnd   int64 // heap size when marking ended, MiB
+	// HeapStart and HeapEnd are the heap when the cycle started and when
+	// marking ended. Before Go 1.5 they are the two figures of "A -> B MB":
+	// in Go 1.2 the heap before and after the collection; in Go 1.3 and 1.4
+	// an estimate of the live heap after the previous collection and the
+	// heap when this one started.
+	HeapStart int64 // MiB
+	HeapEnd   int64 // MiB
 	HeapLive  int64 // heap marked live by this cycle, MiB (-1 before Go 1.5)
 	HeapGoal  int64 // heap goal of this cycle, MiB (-1 before Go 1.5)
 	Stacks    int64 // scannable goroutine stack size, MiB (Go 1.18+, else -1)

@@ -12,9 +12,10 @@ type Segment struct {
 	FirstLine int    // line of the first cycle
 	LastLine  int    // line of the last cycle
 	Summary   Summary
-	// Cycles holds the segment's cycles in input order, unless the Log's
-	// retention budget ran out (see Log.CyclesDropped), in which case it
-	// holds the first ones only and CyclesTruncated is set.
+	// Cycles holds the segment's cycles in input order when
+	// Options.KeepCycles is set, unless the Log's retention budget ran out
+	// (see Log.CyclesDropped), in which case it holds the first ones only
+	// and CyclesTruncated is set.
 	Cycles          []Cycle
 	CyclesTruncated bool
 	// Scavenges counts scavenger lines attributed to the segment.
@@ -49,6 +50,10 @@ type segmenter struct {
 	periodic map[string]bool // pending "GC forced" per process tag
 	opts     *Options
 	retained int
+	// lastNum[i] is the last cycle number of open[i]: scanning this small
+	// array finds the usual next cycle's segment without touching the
+	// segments themselves.
+	lastNum []int
 }
 
 // maxOpen bounds the segments that can still receive cycles. A process
@@ -68,16 +73,29 @@ func (sg *segmenter) forced(process string) {
 	sg.periodic[process] = true
 }
 
-func (sg *segmenter) scavenge(process string) {
-	// Attribute to the most recently extended open segment of the process.
+// forcedAfter marks the last cycle of the process as the periodic GC.
+func (sg *segmenter) forcedAfter(process string) {
+	if s := sg.latest(process); s != nil && !s.acc.prev.Periodic {
+		s.acc.prev.Periodic = true
+		s.acc.s.Periodic++
+	}
+}
+
+// latest returns the most recently extended open segment of the process.
+func (sg *segmenter) latest(process string) *Segment {
 	var best *Segment
 	for _, s := range sg.open {
 		if s.Process == process && (best == nil || s.lastUse > best.lastUse) {
 			best = s
 		}
 	}
-	if best != nil {
-		best.Scavenges++
+	return best
+}
+
+func (sg *segmenter) scavenge(process string) {
+	// Attribute to the most recently extended open segment of the process.
+	if s := sg.latest(process); s != nil {
+		s.Scavenges++
 	}
 }
 
@@ -91,9 +109,18 @@ func (sg *segmenter) cycle(input string, c *Cycle) {
 	if seg == nil {
 		seg = sg.start(input, c)
 	}
+	for i, s := range sg.open {
+		if s == seg {
+			sg.lastNum[i] = c.Num
+			break
+		}
+	}
 	seg.lastUse = sg.tick
 	seg.LastLine = c.Line
 	seg.acc.add(c)
+	if !sg.opts.KeepCycles {
+		return
+	}
 	if sg.retained < sg.opts.MaxCycles {
 		seg.Cycles = append(seg.Cycles, *c)
 		sg.retained++
@@ -107,28 +134,45 @@ func (sg *segmenter) pick(c *Cycle) *Segment {
 	if c.Num <= 1 {
 		return nil
 	}
-	type cand struct {
-		s     *Segment
-		gap   int     // cycle numbers skipped
-		block bool    // continues the current "# pkg" block
-		heap  float64 // distance between this start and the last goal
-		dt    float64 // seconds since the last cycle
+	// The smallest gap in numbering wins. It is nearly always 1 and nearly
+	// always unique, so look there first.
+	minGap, n := 0, 0
+	var only *Segment
+	for i, num := range sg.lastNum {
+		if num == c.Num-1 {
+			if _, ok := sg.gap(sg.open[i], c); ok {
+				minGap, only = 1, sg.open[i]
+				n++
+			}
+		}
 	}
-	var best *cand
+	if n == 0 {
+		for _, s := range sg.open {
+			if gap, ok := sg.gap(s, c); ok {
+				switch {
+				case n == 0 || gap < minGap:
+					minGap, n, only = gap, 1, s
+				case gap == minGap:
+					n++
+				}
+			}
+		}
+	}
+	if n <= 1 {
+		return only
+	}
+	var best *Segment
+	var bestBlock bool
+	var bestHeap, bestDT float64
 	for _, s := range sg.open {
-		if s.Process != c.Process || s.Format != c.Format {
+		if gap, ok := sg.gap(s, c); !ok || gap != minGap {
 			continue
 		}
 		l := s.last()
-		if l.Num >= c.Num {
-			continue
-		}
-		k := cand{s: s, gap: c.Num - l.Num, block: s == sg.block}
+		block := s == sg.block
+		dt := 0.0
 		if c.HasAt && l.HasAt {
-			k.dt = c.At - l.At
-			if k.dt < 0 {
-				continue
-			}
+			dt = c.At - l.At
 		}
 		// A cycle starts when the heap nears the goal the previous cycle
 		// set; a cycle of another process rarely lands near that goal.
@@ -136,27 +180,34 @@ func (sg *segmenter) pick(c *Cycle) *Segment {
 		if ref < 0 {
 			ref = l.HeapEnd
 		}
-		k.heap = math.Abs(math.Log(float64(c.HeapStart+1) / float64(ref+1)))
+		heap := math.Abs(math.Log(float64(c.HeapStart+1) / float64(ref+1)))
 		if l.Procs != c.Procs {
-			k.heap += 1
+			heap++
 		}
-		if best == nil || better(&k.gap, &best.gap, k.block, best.block, k.heap, best.heap, k.dt, best.dt) {
-			kk := k
-			best = &kk
+		if best == nil || better(block, bestBlock, heap, bestHeap, dt, bestDT) {
+			best, bestBlock, bestHeap, bestDT = s, block, heap, dt
 		}
 	}
-	if best == nil {
-		return nil
-	}
-	return best.s
+	return best
 }
 
-// better orders candidate segments: fewest skipped numbers, then the one in
-// the current "# pkg" block, then the closest heap, then the closest time.
-func better(gap, bestGap *int, block, bestBlock bool, heap, bestHeap, dt, bestDT float64) bool {
-	if *gap != *bestGap {
-		return *gap < *bestGap
+// gap reports how many numbers c skips after segment s's last cycle, and
+// whether c can continue s at all (same process tag and format, a larger
+// number, a later time).
+func (sg *segmenter) gap(s *Segment, c *Cycle) (int, bool) {
+	if s.Process != c.Process || s.Format != c.Format {
+		return 0, false
 	}
+	l := s.last()
+	if l.Num >= c.Num || (c.HasAt && l.HasAt && c.At < l.At) {
+		return 0, false
+	}
+	return c.Num - l.Num, true
+}
+
+// better orders candidate segments with the same gap: the one in the
+// current "# pkg" block, then the closest heap, then the closest time.
+func better(block, bestBlock bool, heap, bestHeap, dt, bestDT float64) bool {
 	if block != bestBlock {
 		return block
 	}
@@ -179,6 +230,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 		}
 		sg.close(sg.open[oldest])
 		sg.open = append(sg.open[:oldest], sg.open[oldest+1:]...)
+		sg.lastNum = append(sg.lastNum[:oldest], sg.lastNum[oldest+1:]...)
 	}
 	s := &Segment{
 		Input:     input,
@@ -193,6 +245,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 		sg.block = s
 	}
 	sg.open = append(sg.open, s)
+	sg.lastNum = append(sg.lastNum, 0)
 	sg.log.addSegment(s)
 	return s
 }
@@ -211,4 +264,5 @@ func (sg *segmenter) closeAll() {
 		sg.close(s)
 	}
 	sg.open = nil
+	sg.lastNum = nil
 }

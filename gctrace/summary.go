@@ -7,12 +7,13 @@ import "math"
 // them. A figure that the input cannot give (no timestamps before Go 1.5, a
 // single cycle) is NaN in Go and null in JSON; see Valid.
 type Summary struct {
-	Cycles   int
-	Forced   int // runtime.GC or debug.FreeOSMemory ("(forced)")
-	Periodic int // started by the 2-minute timer ("GC forced")
-	FirstGC  int // number of the first cycle seen
-	LastGC   int // number of the last cycle seen
-	Missing  int // cycles absent from the numbering between FirstGC and LastGC
+	Cycles          int
+	Forced          int // runtime.GC or debug.FreeOSMemory ("(forced)")
+	Periodic        int // started by the 2-minute timer ("GC forced")
+	FirstForcedLine int // line of the first forced cycle, 0 when none
+	FirstGC         int // number of the first cycle seen
+	LastGC          int // number of the last cycle seen
+	Missing         int // cycles absent from the numbering between FirstGC and LastGC
 
 	StartS      float64 // process time of the first cycle, s
 	EndS        float64 // process time at the end of the last cycle, s
@@ -29,6 +30,11 @@ type Summary struct {
 	MaxPauseMS   float64
 	MaxPauseLine int // line of the cycle with the longest pause
 	PausesApprox bool
+	// LongSweepTerm and LongMarkTerm count pauses of 10 ms or more in
+	// each stop-the-world phase (Go 1.5+); LongSTW counts whole-collection
+	// pauses of 10 ms or more before Go 1.5. Which phase is slow points at
+	// the cause.
+	LongSweepTerm, LongMarkTerm, LongSTW int
 
 	// GCCPUPercent is the share of the available CPU (wall time × P) that GC
 	// took from the program between the first and the last cycle, computed
@@ -68,6 +74,9 @@ type Summary struct {
 	OvershootCycles  int     // cycles whose heap ended above the goal
 	MaxOvershootPct  float64 // largest (end − goal) / goal
 	MaxOvershootLine int
+	// BigOvershootCycles counts cycles that ended 10% or more above a goal
+	// of at least 8 MiB, where rounding to whole MiB cannot fake it.
+	BigOvershootCycles int
 	// AtGoalCycles counts cycles whose live heap was at least 95% of their
 	// goal: the goal left no room to allocate, as when a memory limit caps it.
 	AtGoalCycles int
@@ -131,7 +140,19 @@ func (a *accum) add(c *Cycle) {
 	s.Cycles++
 	s.LastGC = c.Num
 	if c.Forced {
+		if s.Forced == 0 {
+			s.FirstForcedLine = c.Line
+		}
 		s.Forced++
+	}
+	if c.Clock.SweepTerm >= 10 {
+		s.LongSweepTerm++
+	}
+	if c.Clock.MarkTerm >= 10 {
+		s.LongMarkTerm++
+	}
+	if c.Clock.STW >= 10 {
+		s.LongSTW++
 	}
 	if c.Periodic {
 		s.Periodic++
@@ -179,6 +200,9 @@ func (a *accum) add(c *Cycle) {
 		if c.HeapGoal > 0 && c.HeapEnd > c.HeapGoal {
 			over := float64(c.HeapEnd-c.HeapGoal) / float64(c.HeapGoal) * 100
 			s.OvershootCycles++
+			if over >= 10 && c.HeapGoal >= 8 {
+				s.BigOvershootCycles++
+			}
 			if over > s.MaxOvershootPct {
 				s.MaxOvershootPct = over
 				s.MaxOvershootLine = c.Line

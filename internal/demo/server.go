@@ -44,9 +44,6 @@ const (
 // collides with a running service and is never reachable from outside.
 const DefaultAddr = "127.0.0.1:0"
 
-// bufSize is the size of the per-request scratch buffer.
-const bufSize = 10 << 20
-
 // shutdownGrace bounds how long a graceful shutdown waits for in-flight
 // requests; a /work request takes milliseconds, so this is only reached when
 // a client stalls.

@@ -301,6 +301,9 @@ func TestAllocationsPerRequest(t *testing.T) {
 	} else {
 		t.Logf("problem: %.0f bytes/request", got)
 	}
+	if raceEnabled {
+		t.Skip("sync.Pool drops values at random under the race detector")
+	}
 	if got := bytesPerRequest(t, Fixed, n); got >= 1<<20 {
 		t.Errorf("fixed variant allocates %.0f bytes/request, want < %d", got, 1<<20)
 	} else {

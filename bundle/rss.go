@@ -1,0 +1,95 @@
+package bundle
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RSSSample is one measurement of the program's resident set size.
+type RSSSample struct {
+	// Elapsed is the time since the program started.
+	Elapsed time.Duration
+	// RSS is the resident set size in bytes.
+	RSS int64
+}
+
+// rssHeader is the first line of rss.csv. Milliseconds and bytes are used
+// because spreadsheets and plotting tools take them without conversion.
+const rssHeader = "elapsed_ms,rss_bytes"
+
+// encodeRSS writes samples in the rss.csv format.
+func encodeRSS(w io.Writer, samples []RSSSample) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(rssHeader + "\n")
+	var buf []byte
+	for _, s := range samples {
+		buf = buf[:0]
+		// The shortest float that parses back to the same value keeps the
+		// file compact and lets a round trip return exactly what was written.
+		buf = strconv.AppendFloat(buf, float64(s.Elapsed)/float64(time.Millisecond), 'f', -1, 64)
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, s.RSS, 10)
+		buf = append(buf, '\n')
+		bw.Write(buf)
+	}
+	return bw.Flush()
+}
+
+// decodeRSS parses the rss.csv format. Columns are found by their header
+// name so that files with extra columns, from a newer writer or a
+// spreadsheet, remain readable.
+func decodeRSS(r io.Reader) ([]RSSSample, error) {
+	sc := bufio.NewScanner(r)
+	lineNo := 0
+	elapsedCol, rssCol := -1, -1
+	var samples []RSSSample
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fields := strings.Split(line, ",")
+		if elapsedCol < 0 {
+			for i, f := range fields {
+				switch strings.TrimSpace(f) {
+				case "elapsed_ms":
+					elapsedCol = i
+				case "rss_bytes":
+					rssCol = i
+				}
+			}
+			if elapsedCol < 0 || rssCol < 0 {
+				return nil, fmt.Errorf("%s:%d: header %q lacks elapsed_ms and rss_bytes columns", RSSFile, lineNo, line)
+			}
+			continue
+		}
+		if len(fields) <= max(elapsedCol, rssCol) {
+			return nil, fmt.Errorf("%s:%d: want at least %d fields, have %d", RSSFile, lineNo, max(elapsedCol, rssCol)+1, len(fields))
+		}
+		ms, err := strconv.ParseFloat(strings.TrimSpace(fields[elapsedCol]), 64)
+		if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+			return nil, fmt.Errorf("%s:%d: invalid elapsed_ms %q", RSSFile, lineNo, fields[elapsedCol])
+		}
+		rss, err := strconv.ParseInt(strings.TrimSpace(fields[rssCol]), 10, 64)
+		if err != nil || rss < 0 {
+			return nil, fmt.Errorf("%s:%d: invalid rss_bytes %q", RSSFile, lineNo, fields[rssCol])
+		}
+		samples = append(samples, RSSSample{
+			Elapsed: time.Duration(math.Round(ms * float64(time.Millisecond))),
+			RSS:     rss,
+		})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", RSSFile, err)
+	}
+	if elapsedCol < 0 {
+		return nil, fmt.Errorf("%s: empty file, want header %q", RSSFile, rssHeader)
+	}
+	return samples, nil
+}

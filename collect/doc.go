@@ -1,0 +1,13 @@
+// Package collect runs a Go program and gathers evidence about the cost of
+// its garbage collector.
+//
+// Run starts the program with GODEBUG=gctrace=1 added to its environment,
+// passes its output through while keeping a copy of its standard error (where
+// the runtime writes the gctrace lines), samples its resident set size, and
+// records how it was run: Go version, GOGC, GOMEMLIMIT, GOMAXPROCS, CPU count
+// and cgroup limits. With a bundle.Writer the evidence is written as a
+// bundle that can be analysed later or on another machine.
+//
+// Collection works on Linux, where the kernel exposes what is needed in
+// /proc and /sys/fs/cgroup; elsewhere Run returns an error.
+package collect

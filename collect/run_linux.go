@@ -1,0 +1,386 @@
+package collect
+
+import (
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
+)
+
+// forwardedSignals are the signals Spec.Signals forwards: those a user
+// sends to stop or inspect a program from its terminal.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// Run runs the program described by s until it exits and returns what was
+// gathered. Cancelling ctx sends the program SIGTERM, then SIGKILL after
+// s.Grace. An exit with a non-zero status, or by a signal, is a result, not
+// an error: such runs are often exactly the ones worth diagnosing. Run
+// returns an error when the program cannot be started, and a non-nil
+// Result together with an error when the program ran but its evidence could
+// not be saved.
+func Run(ctx context.Context, s Spec) (*Result, error) {
+	var sigs chan os.Signal
+	if s.Signals {
+		sigs = make(chan os.Signal, len(forwardedSignals))
+		signal.Notify(sigs, forwardedSignals...)
+		defer signal.Stop(sigs)
+	}
+	return run(ctx, s, sigs)
+}
+
+// run is Run with the forwarded signals coming from sigs, so that tests can
+// deliver them without signalling the test process.
+func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
+	if s.Path == "" {
+		return nil, errors.New("run: no command given")
+	}
+	path, err := exec.LookPath(s.Path)
+	if err != nil {
+		var ee *exec.Error
+		if errors.As(err, &ee) {
+			err = unwrapPath(ee.Err)
+		}
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	// Read before starting: the file may be replaced while the program
+	// runs, and the evidence must describe what actually ran.
+	goVersion := ""
+	if info, err := buildinfo.ReadFile(path); err == nil {
+		goVersion = info.GoVersion
+	}
+	every := orDefault(s.SampleEvery, DefaultSampleEvery)
+	grace := orDefault(s.Grace, DefaultGrace)
+
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withGCTrace(env)
+
+	stdin := s.Stdin
+	if s.Signals && isTerminal(stdin) {
+		stdin = nil
+	}
+
+	var trace *os.File
+	if s.Out != nil {
+		trace, err = s.Out.Create(bundle.GCTraceFile)
+	} else {
+		trace, err = os.CreateTemp("", "gcdoctor-gctrace-*.log")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	stderr := &passWriter{w: s.Stderr, file: trace}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   append([]string{s.Path}, s.Args...),
+		Env:    env,
+		Dir:    s.Dir,
+		Stdin:  stdin,
+		Stderr: stderr,
+		// Without a bound, a background process started by the program
+		// and holding its stderr open would keep Run waiting after the
+		// program itself has exited.
+		WaitDelay: grace,
+	}
+	if s.Stdout != nil {
+		cmd.Stdout = &passWriter{w: s.Stdout}
+	}
+	if s.Signals {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		trace.Close()
+		os.Remove(trace.Name())
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Op == "fork/exec" {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
+	memLimit, cpuLimit := cgroupLimits(c.pid)
+	samples := sampleRSS(c.pid, start, every)
+	exited := make(chan struct{})
+	supervised := make(chan struct{})
+	go func() {
+		defer close(supervised)
+		c.supervise(ctx, sigs, exited, grace)
+	}()
+
+	// Wait for the exit without reaping, so that the process ID cannot be
+	// reused while signals are still being sent to it or its RSS sampled.
+	waitExited(c.pid)
+	duration := time.Since(start)
+	close(exited)
+	<-supervised
+	rss := samples.stop()
+	waitErr := cmd.Wait()
+
+	res := &Result{
+		Start:       start,
+		Duration:    duration,
+		RSS:         rss,
+		GCTracePath: trace.Name(),
+		GoVersion:   goVersion,
+		tempTrace:   s.Out == nil,
+	}
+	var exitCode *int
+	if ps := cmd.ProcessState; ps != nil {
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
+			if ws.Signaled() {
+				res.ExitCode = 128 + int(ws.Signal())
+				res.Signaled = true
+			} else {
+				res.ExitCode = ws.ExitStatus()
+			}
+			code := res.ExitCode
+			exitCode = &code
+		}
+		res.PeakRSS = peakRSS(rss, ps)
+	}
+	res.Meta = &bundle.Meta{
+		SchemaVersion:          bundle.SchemaVersion,
+		ToolVersion:            s.ToolVersion,
+		Command:                slices.Clone(cmd.Args),
+		ExitCode:               exitCode,
+		Start:                  start.Round(0),
+		DurationMS:             float64(duration) / float64(time.Millisecond),
+		GoVersion:              goVersion,
+		GOGC:                   lookupEnv(env, "GOGC"),
+		GOMEMLIMIT:             lookupEnv(env, "GOMEMLIMIT"),
+		GOMAXPROCS:             lookupEnv(env, "GOMAXPROCS"),
+		GODEBUG:                lookupEnv(env, "GODEBUG"),
+		NumCPU:                 runtime.NumCPU(),
+		CgroupMemoryLimitBytes: memLimit,
+		CgroupCPULimit:         cpuLimit,
+		PeakRSSBytes:           res.PeakRSS,
+		Files:                  map[string]string{},
+	}
+
+	// A non-zero exit is reported through ExitCode; what remains are
+	// failures to move the program's input or output.
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) || errors.Is(waitErr, exec.ErrWaitDelay) {
+		waitErr = nil
+	}
+	err = errors.Join(waitErr, stderr.fileErr, trace.Close())
+	if s.Out != nil {
+		// Whatever can still be saved is, even after an error: a partial
+		// gctrace.log with its meta.json is still worth analysing.
+		res.Meta.Files[bundle.GCTraceFile] = "standard error of the program, with its GODEBUG=gctrace=1 lines"
+		rssErr := s.Out.WriteRSS(rss)
+		if rssErr == nil {
+			res.Meta.Files[bundle.RSSFile] = fmt.Sprintf("resident set size of the program in bytes, sampled every %v", every)
+		}
+		res.Meta.Created = time.Now().Round(0)
+		err = errors.Join(err, rssErr, s.Out.WriteMeta(res.Meta))
+	}
+	if err != nil {
+		return res, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	return res, nil
+}
+
+// orDefault returns d, or def when d is not positive.
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// child is a started program that signals can be sent to.
+type child struct {
+	pid  int
+	proc *os.Process
+	// group is set when the program leads its own process group. Signals
+	// then go to the whole group, as they would from a terminal, so that
+	// a wrapper such as "go run" and the program it starts both get them.
+	group bool
+}
+
+// signal sends sig to the program, or to its process group.
+func (c *child) signal(sig syscall.Signal) {
+	if c.group {
+		// ESRCH only means the group has no members left.
+		unix.Kill(-c.pid, sig)
+		return
+	}
+	c.proc.Signal(sig)
+}
+
+// supervise forwards each signal from sigs once, and turns the
+// cancellation of ctx into SIGTERM and, after grace, SIGKILL. It returns
+// when exited is closed; the caller closes it only after the program has
+// exited and before reaping it, so no signal can reach a process that
+// reused the ID.
+func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-chan struct{}, grace time.Duration) {
+	done := ctx.Done()
+	var kill <-chan time.Time
+	for {
+		select {
+		case <-exited:
+			return
+		case sig := <-sigs:
+			if s, ok := sig.(syscall.Signal); ok {
+				c.signal(s)
+			}
+		case <-done:
+			done = nil
+			c.signal(syscall.SIGTERM)
+			t := time.NewTimer(grace)
+			defer t.Stop()
+			kill = t.C
+		case <-kill:
+			kill = nil
+			c.signal(syscall.SIGKILL)
+		}
+	}
+}
+
+// waitExited blocks until process pid has exited, leaving it to be reaped
+// by os/exec.
+func waitExited(pid int) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+// peakRSS returns the largest RSS of the program. The kernel's maximum RSS
+// for the child is exact but, because os/exec starts programs with vfork,
+// it begins at this process's own peak at the time of the exec. It is used
+// only when it exceeds this process's peak and so cannot be inherited;
+// otherwise the largest sample is the best estimate.
+func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
+	var peak int64
+	for _, s := range samples {
+		peak = max(peak, s.RSS)
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return peak
+	}
+	maxrss := ru.Maxrss * 1024 // kibibytes on Linux
+	var own int64
+	if self, err := procfs.Self(); err == nil {
+		if st, err := self.NewStatus(); err == nil {
+			own = int64(st.VmHWM)
+		}
+	}
+	if maxrss > own {
+		peak = max(peak, maxrss)
+	}
+	return peak
+}
+
+// rssSampler samples the RSS of a process in the background.
+type rssSampler struct {
+	quit chan struct{}
+	out  chan []bundle.RSSSample
+}
+
+// sampleRSS starts sampling the RSS of process pid every interval, with
+// elapsed times counted from start.
+func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
+	s := &rssSampler{quit: make(chan struct{}), out: make(chan []bundle.RSSSample, 1)}
+	go func() {
+		var samples []bundle.RSSSample
+		defer func() { s.out <- samples }()
+		proc, err := procfs.NewProc(pid)
+		if err != nil {
+			return
+		}
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			// An exited process that is not yet reaped reports an RSS of
+			// zero, which is not a measurement of the program.
+			if st, err := proc.Stat(); err == nil && st.ResidentMemory() > 0 {
+				samples = append(samples, bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())})
+			}
+			select {
+			case <-s.quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return s
+}
+
+// stop ends sampling and returns the samples taken.
+func (s *rssSampler) stop() []bundle.RSSSample {
+	close(s.quit)
+	return <-s.out
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// passWriter copies the program's output to the caller's writer w and, for
+// standard error, to file. It never reports an error to os/exec, which
+// would stop copying and leave the program blocked on a full pipe: a
+// failing w is dropped, and a failing file is remembered in fileErr.
+type passWriter struct {
+	w       io.Writer
+	file    io.Writer
+	fileErr error
+}
+
+// Write always reports success; see passWriter.
+func (p *passWriter) Write(b []byte) (int, error) {
+	if p.file != nil && p.fileErr == nil {
+		if _, err := p.file.Write(b); err != nil {
+			p.fileErr = err
+		}
+	}
+	if p.w != nil {
+		if _, err := p.w.Write(b); err != nil {
+			p.w = nil
+		}
+	}
+	return len(b), nil
+}
+
+// unwrapPath drops the *fs.PathError wrapper whose path the caller already
+// names in its own message.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

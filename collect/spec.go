@@ -1,0 +1,117 @@
+package collect
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
+)
+
+// Defaults for the zero values of Spec fields.
+const (
+	// DefaultSampleEvery is the RSS sampling interval used when
+	// Spec.SampleEvery is zero: often enough to see the sawtooth of a heap
+	// that is collected a few times a second, cheap enough not to disturb
+	// the program.
+	DefaultSampleEvery = 100 * time.Millisecond
+	// DefaultGrace is how long a program has to exit after SIGTERM when the
+	// context is cancelled, before it is killed, when Spec.Grace is zero.
+	DefaultGrace = 5 * time.Second
+)
+
+// Spec describes a program to run and where to put the evidence.
+type Spec struct {
+	// Path is the program to run. A name without a slash is looked up in
+	// PATH; a relative path is resolved against the current directory, not
+	// Dir, so that it means what it meant on the command line.
+	Path string
+	// Args are the program's arguments, not including its name.
+	Args []string
+	// Env is the program's environment; nil means os.Environ(). In both
+	// cases gctrace=1 is added to GODEBUG.
+	Env []string
+	// Dir is the program's working directory; "" means the current one.
+	Dir string
+	// Stdin is the program's standard input; nil means the null device.
+	// When Signals is set and Stdin is a terminal, the program gets the
+	// null device instead: it runs in a background process group, and a
+	// background process that reads its terminal is stopped by SIGTTIN,
+	// which would hang the run.
+	Stdin io.Reader
+	// Stdout and Stderr receive the program's output as it arrives; nil
+	// discards it. A writer that fails stops receiving output, but the run
+	// continues so that the evidence is still gathered. The program never
+	// gets these writers directly, even when they are files, so it cannot
+	// be stopped for writing to a terminal from the background.
+	Stdout, Stderr io.Writer
+	// Out is the bundle that receives gctrace.log, rss.csv and meta.json;
+	// nil means no bundle.
+	Out *bundle.Writer
+	// SampleEvery is the interval between RSS samples; zero means
+	// DefaultSampleEvery.
+	SampleEvery time.Duration
+	// Signals makes Run forward SIGINT, SIGTERM, SIGHUP and SIGQUIT to the
+	// program while it runs; the caller's process is not stopped by them
+	// meanwhile. The program then runs in its own process group, so that a
+	// Ctrl-C at the terminal reaches only Run, which passes it on exactly
+	// once, to the whole group as a terminal would, so that a wrapper such
+	// as "go run" and the program it starts both get it. Without Signals
+	// the program stays in the caller's process group and receives
+	// terminal signals directly.
+	Signals bool
+	// Grace is how long the program has to exit after the SIGTERM sent when
+	// ctx is cancelled before it gets SIGKILL; zero means DefaultGrace. It
+	// also bounds how long Run waits, after the program exits, for
+	// processes it left behind to close its output.
+	Grace time.Duration
+	// ToolVersion is recorded as Meta.ToolVersion.
+	ToolVersion string
+}
+
+// Result describes a finished run.
+type Result struct {
+	// ExitCode is the program's exit status, or 128 plus the signal number
+	// when a signal killed it, as a shell reports it.
+	ExitCode int
+	// Signaled reports whether a signal killed the program.
+	Signaled bool
+	// Start is when the program was started.
+	Start time.Time
+	// Duration is how long the program ran.
+	Duration time.Duration
+	// PeakRSS is the largest resident set size of the program in bytes:
+	// the kernel's high-water mark when it can be trusted, else the largest
+	// sample.
+	PeakRSS int64
+	// RSS holds the resident set size samples.
+	RSS []bundle.RSSSample
+	// GCTracePath is the file holding the program's standard error, with
+	// its gctrace lines: gctrace.log in the bundle, or a temporary file
+	// that Cleanup removes when there is no bundle.
+	GCTracePath string
+	// GoVersion is the Go version that built the program, "" when it is
+	// not a Go binary.
+	GoVersion string
+	// Meta is the description of the run, as written to meta.json when
+	// there is a bundle.
+	Meta *bundle.Meta
+
+	tempTrace bool
+}
+
+// Cleanup removes the temporary gctrace file made when Spec.Out is nil; the
+// caller calls it once done parsing GCTracePath. Evidence in a bundle is
+// left alone.
+func (r *Result) Cleanup() error {
+	if !r.tempTrace {
+		return nil
+	}
+	r.tempTrace = false
+	if err := os.Remove(r.GCTracePath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+// Command alloc is a small Go program for exercising package collect: it
+// allocates garbage so that the collector runs, writes to both output
+// streams, and can wait for signals, ignore SIGTERM, sleep, kill itself or
+// exit with a chosen code.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+var sink [][]byte
+
+func main() {
+	allocFor := flag.Duration("alloc", 300*time.Millisecond, "how long to allocate")
+	exit := flag.Int("exit", 0, "exit code")
+	wait := flag.Bool("wait", false, "print ready, then wait for SIGINT, SIGTERM or SIGHUP and exit")
+	ignoreTerm := flag.Bool("ignore-term", false, "print ready, then ignore SIGTERM and sleep forever")
+	sleep := flag.Bool("sleep", false, "print ready, then sleep forever with default signal handling")
+	killSelf := flag.Bool("kill-self", false, "kill itself with SIGKILL")
+	readStdin := flag.Bool("stdin", false, "read standard input to the end and report its size")
+	flag.Parse()
+
+	fmt.Println("alloc: hello on stdout")
+	fmt.Fprintln(os.Stderr, "alloc: hello on stderr")
+	fmt.Printf("alloc: GODEBUG=%s\n", os.Getenv("GODEBUG"))
+	fmt.Printf("alloc: pid=%d pgid=%d\n", os.Getpid(), syscall.Getpgrp())
+
+	if *readStdin {
+		n, err := io.Copy(io.Discard, os.Stdin)
+		fmt.Printf("alloc: read %d bytes from stdin (err=%v)\n", n, err)
+	}
+
+	// Keep about 16 MiB live in 64 KiB pieces while allocating more, so
+	// that the heap grows, the collector runs and RSS is visible.
+	const piece = 64 << 10
+	deadline := time.Now().Add(*allocFor)
+	for i := 0; time.Now().Before(deadline); i++ {
+		b := make([]byte, piece)
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = byte(i)
+		}
+		if len(sink) < 256 {
+			sink = append(sink, b)
+		} else {
+			sink[i%len(sink)] = b
+		}
+	}
+	// A forced collection prints a gctrace line even with GOGC=off.
+	runtime.GC()
+
+	switch {
+	case *killSelf:
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		sleepForever()
+	case *sleep:
+		fmt.Println("alloc: ready")
+		sleepForever()
+	case *ignoreTerm:
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("alloc: ready")
+		sleepForever()
+	case *wait:
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		fmt.Println("alloc: ready")
+		sig := <-c
+		fmt.Printf("alloc: got %v\n", sig)
+	}
+	os.Exit(*exit)
+}
+
+// sleepForever blocks without looking deadlocked to the runtime, which
+// would end the program.
+func sleepForever() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
