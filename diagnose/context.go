@@ -21,6 +21,9 @@ type context struct {
 
 func newContext(in *Input) *context {
 	c := &context{in: in, gogc: 100}
+	// A program run by gcdoctor had its environment observed: an unset
+	// GOGC is then known to mean 100.
+	c.gogcKnown = in.Run != nil
 	if g := strings.TrimSpace(in.GOGC); g != "" {
 		c.gogcKnown = true
 		if strings.EqualFold(g, "off") {

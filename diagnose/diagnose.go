@@ -102,6 +102,13 @@ type RunInfo struct {
 	ExitCode int
 	WallS    float64 // s
 	PeakRSS  int64   // bytes
+	// The program's environment as it ran: Go version from its build info,
+	// GOGC, GOMEMLIMIT and GOMAXPROCS as set ("" unset), the machine's
+	// CPUs and the cgroup memory limit (0 when none).
+	GoVersion                    string
+	GOGC, GOMEMLIMIT, GOMAXPROCS string
+	NumCPU                       int
+	CgroupMemoryLimit            int64 // bytes
 }
 
 // Input is the evidence a diagnosis is made from. Only Log is required.

@@ -130,12 +130,33 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 		t.printf(" %s", t.style(ansiYellow, "(PARTIAL: input cut inside a gc line)"))
 	}
 	t.printf("\n")
-	if d.Run != nil {
-		t.printf("  exit status %d after %s s", d.Run.ExitCode, fmtNum(d.Run.WallS))
-		if d.Run.PeakRSS > 0 {
-			t.printf(", peak RSS %s", fmtBytes(d.Run.PeakRSS))
+	if r := d.Run; r != nil {
+		t.printf("  exit status %d after %s s", r.ExitCode, fmtNum(r.WallS))
+		if r.PeakRSS > 0 {
+			t.printf(", peak RSS %s", fmtBytes(r.PeakRSS))
 		}
 		t.printf("\n")
+		envs := []string{}
+		if r.GoVersion != "" {
+			envs = append(envs, r.GoVersion)
+		}
+		setting := func(name, v, unset string) string {
+			if v == "" {
+				return name + " " + unset
+			}
+			return name + "=" + v
+		}
+		envs = append(envs, setting("GOGC", r.GOGC, "unset (100)"), setting("GOMEMLIMIT", r.GOMEMLIMIT, "unset"))
+		if r.GOMAXPROCS != "" {
+			envs = append(envs, "GOMAXPROCS="+r.GOMAXPROCS)
+		}
+		if r.NumCPU > 0 {
+			envs = append(envs, plural(r.NumCPU, "CPU"))
+		}
+		if r.CgroupMemoryLimit > 0 {
+			envs = append(envs, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
+		}
+		t.wrap("  ", "  ", strings.Join(envs, ", "))
 	}
 	for _, in := range d.Log.Inputs {
 		if in.NErrors > 0 {
@@ -374,6 +395,8 @@ func fmtNum(v float64) string {
 		return "n/a"
 	case v == 0:
 		return "0"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 10:

@@ -105,6 +105,9 @@ change, with numbers taken from the program's own evidence.
 	root.AddCommand(
 		newVersionCmd(),
 		newGctraceCmd(e),
+		newRunCmd(e),
+		newDemoCmd(e),
+		newDemoServerCmd(e),
 		newExplainCmd(e),
 	)
 	return root

@@ -187,9 +187,9 @@ func normalize(s LoadSpec) (LoadSpec, string, error) {
 	}
 	switch {
 	case s.Requests < 0 || s.Requests > MaxRequests:
-		return s, "", fmt.Errorf("demo: load requests %d out of range 1..%d", s.Requests, MaxRequests)
+		return s, "", fmt.Errorf("demo: load requests %d out of range 0..%d (0 means the default)", s.Requests, MaxRequests)
 	case s.Concurrency < 0 || s.Concurrency > MaxConcurrency:
-		return s, "", fmt.Errorf("demo: load concurrency %d out of range 1..%d", s.Concurrency, MaxConcurrency)
+		return s, "", fmt.Errorf("demo: load concurrency %d out of range 0..%d (0 means the default)", s.Concurrency, MaxConcurrency)
 	case s.Timeout < 0:
 		return s, "", fmt.Errorf("demo: negative load timeout %v", s.Timeout)
 	case s.MaxDuration < 0:

@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
+	"github.com/gcdoctor/gcdoctor/collect"
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+func newRunCmd(e *env) *cobra.Command {
+	var rf reportFlags
+	var df diagFlags
+	var out string
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARGS...]",
+		Short: "Run a program with GODEBUG=gctrace=1 and diagnose its GC when it exits",
+		Long: `Runs CMD with gctrace=1 added to its GODEBUG, passes its output through,
+samples its resident memory, and when it exits prints the diagnosis of its
+garbage collector. gcdoctor exits with the program's exit status (3 instead
+of 0 when --fail-on is crossed).
+
+SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the program, which runs
+in its own process group; when gcdoctor's standard input is a terminal the
+program reads /dev/null instead. With --out the evidence (gctrace.log,
+rss.csv and meta.json) is kept as a bundle directory for later analysis.`,
+		Example: `  gcdoctor run -- ./server -addr :8080
+  gcdoctor run --out evidence/ -- go test -run '^$' -bench . ./pkg
+  GOGC=400 gcdoctor run -- go build -a std`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := rf.validate(); err != nil {
+				return err
+			}
+			if err := df.validate(); err != nil {
+				return err
+			}
+			if cmd.ArgsLenAtDash() != 0 {
+				return &usageError{errors.New("put the program after --, as in: gcdoctor run -- ./server")}
+			}
+			return e.runProgram(cmd, args, out, every, &rf, &df)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "keep the evidence in this bundle directory (created; must not exist or be empty)")
+	cmd.Flags().DurationVar(&every, "sample-every", collect.DefaultSampleEvery, "how often to sample the program's RSS")
+	rf.register(cmd)
+	df.register(cmd)
+	return cmd
+}
+
+func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every time.Duration, rf *reportFlags, df *diagFlags) error {
+	var bw *bundle.Writer
+	if out != "" {
+		var err error
+		if bw, err = bundle.Create(out); err != nil {
+			return err
+		}
+	}
+	// collect forwards the terminal's signals to the program and returns
+	// when it exits, so that the diagnosis of an interrupted run is printed.
+	res, err := collect.Run(context.Background(), collect.Spec{
+		Path:        args[0],
+		Args:        args[1:],
+		Stdin:       e.stdin,
+		Stdout:      cmd.OutOrStdout(),
+		Stderr:      e.stderr,
+		Out:         bw,
+		SampleEvery: every,
+		Signals:     true,
+		ToolVersion: version(),
+	})
+	if res == nil {
+		return err
+	}
+	defer res.Cleanup()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+	}
+	d, derr := diagnoseRun(res, args, df)
+	if derr != nil {
+		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v\n", strings.Join(args, " "), derr)
+		code := res.ExitCode
+		if code == 0 {
+			code = ExitError
+		}
+		return &exitError{code: code}
+	}
+	if out != "" {
+		fmt.Fprintf(e.stderr, "gcdoctor: evidence kept in %s\n", out)
+	}
+	if err := e.emit(cmd, d, rf); err != nil {
+		var xe *exitError
+		if errors.As(err, &xe) && res.ExitCode != 0 {
+			// The program's own failure takes precedence over --fail-on.
+			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", xe.err)
+			return &exitError{code: res.ExitCode}
+		}
+		return err
+	}
+	if res.ExitCode != 0 {
+		return &exitError{code: res.ExitCode}
+	}
+	return nil
+}
+
+// diagnoseRun parses the gctrace a run left and diagnoses it with what the
+// run knows about the program.
+func diagnoseRun(res *collect.Result, args []string, df *diagFlags) (*diagnose.Diagnosis, error) {
+	m := res.Meta
+	gogc := df.gogc
+	if gogc == "" && m != nil {
+		gogc = m.GOGC
+	}
+	f, err := os.Open(res.GCTracePath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opts := gctrace.Options{GOGC: (&diagFlags{gogc: gogc}).gogcInt()}
+	log, err := gctrace.Parse(f, "gctrace.log", opts)
+	if err != nil {
+		if errors.Is(err, gctrace.ErrNoCycles) {
+			return nil, fmt.Errorf("no GC cycle in its output: not a Go program, or it exited before its first collection")
+		}
+		return nil, err
+	}
+	goVersion := df.goVersion
+	if goVersion == "" {
+		goVersion = res.GoVersion
+	}
+	run := &diagnose.RunInfo{
+		Command:  args,
+		ExitCode: res.ExitCode,
+		WallS:    res.Duration.Seconds(),
+		PeakRSS:  res.PeakRSS,
+	}
+	if m != nil {
+		run.GoVersion, run.GOGC, run.GOMEMLIMIT, run.GOMAXPROCS = m.GoVersion, m.GOGC, m.GOMEMLIMIT, m.GOMAXPROCS
+		run.NumCPU, run.CgroupMemoryLimit = m.NumCPU, m.CgroupMemoryLimitBytes
+	}
+	in := &diagnose.Input{
+		Log:       log,
+		GoVersion: goVersion,
+		GOGC:      gogc,
+		RSS:       res.RSS,
+		PeakRSS:   res.PeakRSS,
+		Run:       run,
+	}
+	if m != nil {
+		in.GOMEMLIMIT = m.GOMEMLIMIT
+	}
+	return diagnose.Diagnose(in), nil
+}
