@@ -181,7 +181,9 @@ func Diagnose(in *Input) *Diagnosis {
 func (r *Rule) fill(f *Finding, s *gctrace.Segment) Finding {
 	f.ID = r.ID
 	f.Title = r.Title
-	f.rank = r.Rank
+	if f.rank == 0 {
+		f.rank = r.Rank
+	}
 	if s != nil {
 		f.Segments = []int{s.Index}
 		if len(f.Where) == 0 {

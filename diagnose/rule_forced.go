@@ -18,7 +18,8 @@ the caller until it is done, whatever the pacer would have decided. Called
 in a loop or per request (a pattern from old advice), they multiply GC work
 without freeing anything the next automatic cycle would not have freed.`,
 		Detection: `Cycles marked "(forced)": a warning when they are at least 3 and at least
-20% of all cycles, information otherwise (benchmarks, for one, force a GC
+20% of all cycles (listed first, and critical when GC CPU is ≥ 25%, once
+they are half of all cycles), information otherwise (benchmarks, for one, force a GC
 between runs). The runtime's periodic GC after two minutes without one is
 not forced by the program and is not counted.`,
 		Remedy: `Remove runtime.GC() calls from loops and request paths: the pacer decides
@@ -41,6 +42,14 @@ func checkForced(c *context, s *gctrace.Segment) *Finding {
 		sev = Warning
 	}
 	f := &Finding{Severity: sev, score: float64(sm.Forced)}
+	if sm.Forced >= 3 && share >= 50 {
+		// Forced cycles are then what the GC costs: list this first, and
+		// as urgent as the CPU it takes.
+		f.rank = 15
+		if gctrace.Valid(sm.GCCPUPercent) && sm.GCCPUPercent >= 25 {
+			f.Severity = Critical
+		}
+	}
 	f.Message = fmt.Sprintf("%d of %d cycles of %s (%s%%) were forced by runtime.GC or debug.FreeOSMemory.",
 		sm.Forced, sm.Cycles, who(s), f1(share))
 	f.Evidence = []Evidence{

@@ -108,6 +108,8 @@ func checkGCCPU(c *context, s *gctrace.Segment) *Finding {
 	}
 	live := sm.LiveLastMB
 	switch {
+	case sm.Forced*2 >= sm.Cycles:
+		f.Remedy = fmt.Sprintf("%d of the %d cycles were forced by runtime.GC or debug.FreeOSMemory (see forced-gc): remove those calls first. GOGC and GOMEMLIMIT do not apply to forced cycles, so tuning them would change little.", sm.Forced, sm.Cycles)
 	case churn && sm.MinHeapCycles*2 < sm.Cycles:
 		f.Remedy = "Reuse instead of reallocating: find the sites that allocate the most bytes with a heap profile (`go tool pprof -sample_index=alloc_space`, or `gcdoctor heap`), then keep large buffers in a sync.Pool (store pointers such as *[]byte), pass a pooled buffer to io.CopyBuffer, preallocate slices and maps, build strings with strings.Builder. Raising GOGC would only spread the same garbage over fewer, larger cycles."
 	case sm.AtGoalCycles*2 >= sm.Cycles && gctrace.Valid(sm.MarkWallPct) && sm.MarkWallPct >= 50:

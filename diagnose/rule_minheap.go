@@ -18,9 +18,9 @@ whose live heap is smaller than that (a CLI, a compiler, a small service
 with a high allocation rate) starts a cycle every few MB allocated, dozens of
 times a second, and each cycle has fixed costs (two stop-the-world pauses,
 waking workers, sweeping) that its tiny heap does not amortise.`,
-		Detection: `At least 10 cycles, half or more of them with a goal at the minimum heap
-(4 MB × GOGC/100, plus the 1 MB the printed rounding allows), and at least 5
-cycles per second.`,
+		Detection: `At least 10 cycles started by the pacer (forced cycles do not count), half
+or more of them with a goal at the minimum heap (4 MB × GOGC/100), and at
+least 5 such cycles per second.`,
 		Remedy: `Give the GC a larger minimum: raise GOGC (GOGC=400 makes the minimum 16 MB
 and cuts the number of cycles about 4×), or on Go ≥ 1.19 set GOMEMLIMIT to
 the memory the program may use and GOGC=off or a high GOGC, so the GC runs
@@ -37,7 +37,8 @@ GOMEMLIMIT replaced.`,
 
 func checkMinHeap(c *context, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
-	if sm.Cycles < 10 || sm.MinHeapCycles*2 < sm.Cycles || !gctrace.Valid(sm.GCPerSecond) || sm.GCPerSecond < 5 {
+	paced := sm.Cycles - sm.Forced // forced cycles ignore the heap goal
+	if paced < 10 || sm.MinHeapCycles*2 < paced || !gctrace.Valid(sm.GCPerSecond) || sm.GCPerSecond*float64(paced)/float64(sm.Cycles) < 5 {
 		return nil
 	}
 	sev := Info

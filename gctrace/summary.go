@@ -84,7 +84,8 @@ type Summary struct {
 	// after the previous one ended: the GC was running more than idle.
 	BackToBackCycles int
 	// MinHeapCycles counts cycles whose goal was the minimum heap (4 MiB ×
-	// GOGC/100): the live heap was too small to set the pace.
+	// GOGC/100): the live heap was too small to set the pace. Forced cycles
+	// are not counted: the pacer did not start them.
 	MinHeapCycles int
 
 	Procs int // P count of the last cycle
@@ -211,7 +212,7 @@ func (a *accum) add(c *Cycle) {
 		if c.HeapLive >= 0 && c.HeapGoal > 0 && float64(c.HeapLive) >= 0.95*float64(c.HeapGoal) {
 			s.AtGoalCycles++
 		}
-		if c.HeapGoal <= a.minHeap {
+		if c.HeapGoal <= a.minHeap && !c.Forced {
 			s.MinHeapCycles++
 		}
 	}

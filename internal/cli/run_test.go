@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for gcdoctor when a command it
+// runs (demo) starts gcdoctor again as a child process.
+func TestMain(m *testing.M) {
+	if os.Getenv("GCDOCTOR_TEST_AS_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// buildGCLoop builds testdata/gcloop, a real program that forces GCs.
+func buildGCLoop(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "gcloop")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/gcloop")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building gcloop: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestRunForcedGC(t *testing.T) {
+	bin := buildGCLoop(t)
+	dir := filepath.Join(t.TempDir(), "evidence")
+	stdout, stderr, code := run(t, "", nil, "run", "--json", "--out", dir, "--", bin, "-rounds", "5000")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// The program's own stdout comes first, then the JSON document.
+	i := strings.Index(stdout, "{\n")
+	if i < 0 || !strings.Contains(stdout[:i], "GC spend avg") {
+		t.Fatalf("program output or JSON missing:\n%s", stdout)
+	}
+	var doc struct {
+		Run struct {
+			Command      []string `json:"command"`
+			ExitCode     int      `json:"exit_code"`
+			PeakRSSBytes int64    `json:"peak_rss_bytes"`
+		} `json:"run"`
+		GoVersion string `json:"go_version"`
+		Segments  []struct {
+			Summary struct {
+				Cycles int `json:"cycles"`
+				Forced int `json:"forced_cycles"`
+			} `json:"summary"`
+		} `json:"segments"`
+		Findings []struct {
+			ID string `json:"id"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout[i:]), &doc); err != nil {
+		t.Fatalf("bad JSON: %v", err)
+	}
+	if doc.Run.Command[0] != bin || doc.Run.PeakRSSBytes <= 0 || !strings.HasPrefix(doc.GoVersion, "go1.") {
+		t.Errorf("run info: %+v, go version %q", doc.Run, doc.GoVersion)
+	}
+	if len(doc.Segments) != 1 || doc.Segments[0].Summary.Forced < 3 || doc.Segments[0].Summary.Forced*5 < doc.Segments[0].Summary.Cycles {
+		t.Fatalf("want one process whose cycles are mostly forced, got %+v", doc.Segments)
+	}
+	var ids []string
+	for _, f := range doc.Findings {
+		ids = append(ids, f.ID)
+	}
+	if !slices.Contains(ids, "forced-gc") {
+		t.Errorf("runtime.GC in a loop not diagnosed: findings %v", ids)
+	}
+	for _, name := range []string{"gctrace.log", "meta.json", "rss.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("bundle: %v", err)
+		}
+	}
+}
+
+func TestRunExitStatus(t *testing.T) {
+	bin := buildGCLoop(t)
+	_, stderr, code := run(t, "", nil, "run", "--", bin, "-rounds", "200", "-exit", "7")
+	if code != 7 {
+		t.Errorf("exit %d, want the program's 7\n%s", code, stderr)
+	}
+}
+
+func TestRunBadCommands(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"run", "--", "./no-such-program"}, "no-such-program", 1},
+		{[]string{"run", "--", "true"}, "no GC cycle", 1},
+		{[]string{"run", "--", "false"}, "no GC cycle", 1},
+		{[]string{"run"}, "requires at least 1 arg", 2},
+	}
+	for _, tt := range tests {
+		_, stderr, code := run(t, "", nil, tt.args...)
+		if code != tt.code || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestDemo runs the demo end to end with a small load: both servers are
+// real child processes. Timing varies by machine, so only what does not
+// depend on it is checked: the problem server collects far more often.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two servers under load")
+	}
+	t.Setenv("GCDOCTOR_TEST_AS_MAIN", "1")
+	stdout, stderr, code := run(t, "", nil, "demo", "--requests", "120", "--concurrency", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
+	}
+	for _, want := range []string{"Diagnosis of the problem server", "Before and after", "requests (/s)", "GC cycles (count)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var problem, fixed int
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) >= 5 && f[0] == "GC" && f[1] == "cycles" {
+			problem, fixed = atoi(f[3]), atoi(f[4])
+		}
+	}
+	if problem < 10*max(fixed, 1) {
+		t.Errorf("GC cycles problem %d, fixed %d: want the problem server to collect at least 10× more", problem, fixed)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
