@@ -171,7 +171,7 @@ func (t *textWriter) segment(s *gctrace.Segment) {
 	t.printf("\n%s", t.style(ansiBold, "GC at a glance"))
 	t.printf("  %s\n", t.style(ansiDim, fmt.Sprintf("%s, gc %d–%d, %s format", linesWord(s), sm.FirstGC, sm.LastGC, s.Format)))
 	row := func(label, value string) {
-		t.printf("  %-13s %s\n", label, value)
+		t.wrap(fmt.Sprintf("  %-13s ", label), strings.Repeat(" ", 16), value)
 	}
 	cpu := "n/a"
 	if gctrace.Valid(sm.GCCPUPercent) {
@@ -220,7 +220,7 @@ func (t *textWriter) segment(s *gctrace.Segment) {
 		row("Marking", mark)
 	}
 	for _, w := range s.Warnings {
-		t.printf("  %s\n", t.style(ansiDim, "("+w+")"))
+		t.wrap("  (", "   ", w+")")
 	}
 }
 
@@ -258,7 +258,8 @@ func (t *textWriter) segmentTable(d *diagnose.Diagnosis) {
 
 func (t *textWriter) findings(d *diagnose.Diagnosis) {
 	if len(d.Findings) == 0 {
-		t.printf("\n%s\n", t.style(ansiBold, "No findings: nothing in this evidence crosses a rule's threshold."))
+		t.printf("\n")
+		t.wrap("", "", "No findings: nothing in this evidence crosses a rule's threshold.")
 		return
 	}
 	t.printf("\n%s\n", t.style(ansiBold, fmt.Sprintf("Findings (%d)", len(d.Findings))))
