@@ -177,13 +177,13 @@ func (t *textWriter) segment(s *gctrace.Segment) {
 	if gctrace.Valid(sm.GCCPUPercent) {
 		cpu = fmtNum(sm.GCCPUPercent) + " % of " + strconv.Itoa(sm.Procs) + " P"
 		if sm.RuntimeCPUPercent >= 0 {
-			cpu += fmt.Sprintf("  (runtime: %d %% since start)", sm.RuntimeCPUPercent)
+			cpu += fmt.Sprintf(" (the runtime says %d %% since start)", sm.RuntimeCPUPercent)
 		}
 	} else if sm.RuntimeCPUPercent >= 0 {
 		cpu = fmt.Sprintf("%d %% since start (runtime's figure)", sm.RuntimeCPUPercent)
 	}
 	row("GC CPU", cpu)
-	pauses := fmt.Sprintf("p50 %s  p95 %s  p99 %s  max %s ms (line %d)",
+	pauses := fmt.Sprintf("p50 %s, p95 %s, p99 %s, max %s ms (line %d)",
 		fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS), sm.MaxPauseLine)
 	if sm.PausesApprox {
 		pauses += t.footnote("pause percentiles are estimated within 1% (more than 4096 pauses)")
