@@ -148,6 +148,10 @@ func (c *cursor) list(dst []float64, seps []byte, what string) (int, []byte) {
 // parseCycle parses a cycle line starting at "gc" into cy. It returns the
 // column of the first error and a message, or msg == "" on success.
 func parseCycle(line []byte, cy *Cycle) (col int, msg string) {
+	if fastModern(line, cy) {
+		return 0, ""
+	}
+	*cy = Cycle{Line: cy.Line, Process: cy.Process}
 	c := cursor{b: line}
 	c.i = 2 // "gc"
 	if c.i < len(c.b) && isDigit(c.b[c.i]) {

@@ -2,7 +2,6 @@ package gctrace
 
 import (
 	"math"
-	"slices"
 
 	"github.com/DataDog/sketches-go/ddsketch"
 )
@@ -63,11 +62,52 @@ func (q *quantiles) quantile(p float64) float64 {
 		}
 		return min(v, q.max)
 	}
-	if !slices.IsSorted(q.exact) {
-		slices.Sort(q.exact)
+	rank := max(int(math.Ceil(p*float64(len(q.exact))))-1, 0)
+	return nth(q.exact, rank)
+}
+
+// nth returns the k-th smallest value of s (0-based), reordering s. A
+// selection is linear where a sort is not, and a summary asks for only a
+// few percentiles.
+func nth(s []float64, k int) float64 {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three as the pivot keeps sorted input linear too.
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		pivot := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < pivot {
+				i++
+			}
+			for s[j] > pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
 	}
-	rank := int(math.Ceil(p*float64(len(q.exact)))) - 1
-	return q.exact[max(rank, 0)]
+	return s[k]
 }
 
 // approximate reports whether quantiles come from the sketch.

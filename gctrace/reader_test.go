@@ -2,6 +2,7 @@ package gctrace
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,5 +209,48 @@ func TestLongLineBounded(t *testing.T) {
 	}
 	if l.Cycles() != 1 || l.Inputs[0].Lines != 2 {
 		t.Errorf("cycles=%d lines=%d, want 1, 2", l.Cycles(), l.Inputs[0].Lines)
+	}
+}
+
+// TestFastPathAgrees checks that the fast parser and the careful one read
+// every real cycle line the same way.
+func TestFastPathAgrees(t *testing.T) {
+	data := realLogs(t)
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		start, ok := findCycle([]byte(line))
+		if !ok {
+			continue
+		}
+		b := []byte(line[start:])
+		var fast Cycle
+		if !fastModern(b, &fast) {
+			continue
+		}
+		n++
+		var slow Cycle
+		c := cursor{b: b, i: 2}
+		parseModern(&c, &slow)
+		if c.err != "" {
+			t.Fatalf("careful parser rejects what the fast one accepts: %q: %s", line, c.err)
+		}
+		if fast != slow {
+			t.Fatalf("parsers disagree on %q:\nfast %+v\nslow %+v", line, fast, slow)
+		}
+	}
+	if n < 1000 {
+		t.Errorf("only %d lines took the fast path", n)
+	}
+}
+
+func TestNth(t *testing.T) {
+	for _, s := range [][]float64{{1}, {3, 1, 2}, {5, 5, 5, 1}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, {0.1, 0.1, 0.2, 0.05, 3, 0.1}} {
+		want := slices.Clone(s)
+		slices.Sort(want)
+		for k := range s {
+			if got := nth(slices.Clone(s), k); got != want[k] {
+				t.Errorf("nth(%v, %d) = %v, want %v", s, k, got, want[k])
+			}
+		}
 	}
 }

@@ -26,6 +26,8 @@ type Segment struct {
 	acc *accum
 	// lastUse orders open segments for closing the least recently used.
 	lastUse int
+	// slot is the segment's index in segmenter.open while it is open.
+	slot int
 }
 
 // last returns the segment's most recent cycle.
@@ -47,6 +49,7 @@ type segmenter struct {
 	tick     int
 	label    string          // pending "# pkg" header
 	block    *Segment        // segment started right after the last header
+	recent   *Segment        // the segment extended last
 	periodic map[string]bool // pending "GC forced" per process tag
 	opts     *Options
 	retained int
@@ -83,6 +86,9 @@ func (sg *segmenter) forcedAfter(process string) {
 
 // latest returns the most recently extended open segment of the process.
 func (sg *segmenter) latest(process string) *Segment {
+	if r := sg.recent; r != nil && r.Process == process {
+		return r
+	}
 	var best *Segment
 	for _, s := range sg.open {
 		if s.Process == process && (best == nil || s.lastUse > best.lastUse) {
@@ -109,12 +115,8 @@ func (sg *segmenter) cycle(input string, c *Cycle) {
 	if seg == nil {
 		seg = sg.start(input, c)
 	}
-	for i, s := range sg.open {
-		if s == seg {
-			sg.lastNum[i] = c.Num
-			break
-		}
-	}
+	sg.lastNum[seg.slot] = c.Num
+	sg.recent = seg
 	seg.lastUse = sg.tick
 	seg.LastLine = c.Line
 	seg.acc.add(c)
@@ -229,8 +231,14 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 			sg.block = nil
 		}
 		sg.close(sg.open[oldest])
+		if sg.open[oldest] == sg.recent {
+			sg.recent = nil
+		}
 		sg.open = append(sg.open[:oldest], sg.open[oldest+1:]...)
 		sg.lastNum = append(sg.lastNum[:oldest], sg.lastNum[oldest+1:]...)
+		for i, s := range sg.open[oldest:] {
+			s.slot = oldest + i
+		}
 	}
 	s := &Segment{
 		Input:     input,
@@ -244,6 +252,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 		sg.label = ""
 		sg.block = s
 	}
+	s.slot = len(sg.open)
 	sg.open = append(sg.open, s)
 	sg.lastNum = append(sg.lastNum, 0)
 	sg.log.addSegment(s)
@@ -265,4 +274,5 @@ func (sg *segmenter) closeAll() {
 	}
 	sg.open = nil
 	sg.lastNum = nil
+	sg.recent = nil
 }
