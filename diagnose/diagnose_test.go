@@ -54,8 +54,8 @@ func TestCorpusFindings(t *testing.T) {
 		{"14-go44554-timestamp-prefixed-8P.log", "", []string{"idle-heap-held"}, []string{"gc-cpu-high", "stw-long", "live-heap-growth"}},
 		{"15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5", []string{"memlimit-death-spiral", "gc-cpu-high"}, []string{"live-heap-growth"}},
 		{"16-go41818-go-run-8P.log", "", nil, []string{"gc-cpu-high", "stw-long"}},
-		{"seed002-go110-4P.log", "go1.10", []string{"gc-cpu-high", "assist-heavy"}, []string{"stw-long", "memlimit-death-spiral"}},
-		{"gofmt-l-goroot-src.gctrace.log", "go1.26", []string{"gc-cpu-high"}, []string{"memlimit-death-spiral", "live-heap-growth"}},
+		{"seed002-go110-4P.log", "go1.10", []string{"gc-cpu-high", "assist-heavy"}, []string{"stw-long", "memlimit-death-spiral", "alloc-churn"}},
+		{"gofmt-l-goroot-src.gctrace.log", "go1.26", []string{"gc-cpu-high", "alloc-churn"}, []string{"memlimit-death-spiral", "live-heap-growth"}},
 		{"go-build-cmd-go.gctrace.log", "go1.26", nil, []string{"memlimit-death-spiral"}},
 	}
 	for _, tt := range tests {
@@ -109,14 +109,14 @@ func TestVersionAwareAdvice(t *testing.T) {
 		t.Errorf("go1.6 remedy should say to upgrade to 1.7: %s", r)
 	}
 
-	gofmt := parseFile(t, "gofmt-l-goroot-src.gctrace.log")
+	seed := parseFile(t, "seed002-go110-4P.log")
 	for _, tt := range []struct {
 		v         string
 		memlimit  bool
 		noMemlimt bool
 	}{{"go1.18", false, true}, {"go1.19", true, false}} {
 		var r string
-		for _, f := range Diagnose(&Input{Log: gofmt, GoVersion: tt.v}).Findings {
+		for _, f := range Diagnose(&Input{Log: seed, GoVersion: tt.v}).Findings {
 			if f.ID == "gc-cpu-high" {
 				r = f.Remedy
 			}

@@ -93,25 +93,16 @@ func checkGCCPU(c *context, s *gctrace.Segment) *Finding {
 		f.Message += fmt.Sprintf(" It allocates %s MB/s, which starts a cycle every %s s, and each cycle costs %s ms of CPU.",
 			f1(sm.AllocMBPerS), f1(1/sm.GCPerSecond), f1(perCycle))
 	}
-	// Short-lived garbage: far more is allocated between two cycles than
-	// survives them. Then reuse pays, and GC tuning only treats the symptom.
-	churn := false
-	if gctrace.Valid(sm.AllocatedMB) && sm.Cycles > 1 && sm.LiveMaxMB >= 0 {
-		perCycle := sm.AllocatedMB / float64(sm.Cycles-1)
-		meanLive := float64(sm.LiveMinMB+sm.LiveMaxMB) / 2
-		if perCycle >= 4 && perCycle >= 2*max(meanLive, 1) {
-			churn = true
-			f.Message += fmt.Sprintf(" About %s MB is allocated per cycle while %s or less survives: most of what it allocates is short-lived garbage.",
-				f1(perCycle), mb(sm.LiveMaxMB))
-			f.Evidence = append(f.Evidence, Evidence{Label: "allocated per cycle", Value: perCycle, Unit: "MB", Source: span(s)})
-		}
-	}
+	// Short-lived garbage (see alloc-churn): reuse pays, and GC tuning
+	// only treats the symptom.
+	churn := gctrace.Valid(sm.AllocMBPerS) && gctrace.Valid(sm.LiveMeanMB) &&
+		sm.AllocMBPerS >= 64 && sm.AllocMBPerS/max(sm.LiveMeanMB, 1) >= 10
 	live := sm.LiveLastMB
 	switch {
 	case sm.Forced*2 >= sm.Cycles:
 		f.Remedy = fmt.Sprintf("%d of the %d cycles were forced by runtime.GC or debug.FreeOSMemory (see forced-gc): remove those calls first. GOGC and GOMEMLIMIT do not apply to forced cycles, so tuning them would change little.", sm.Forced, sm.Cycles)
 	case churn && sm.MinHeapCycles*2 < sm.Cycles:
-		f.Remedy = "Reuse instead of reallocating: find the sites that allocate the most bytes with a heap profile (`go tool pprof -sample_index=alloc_space`, or `gcdoctor heap`), then keep large buffers in a sync.Pool (store pointers such as *[]byte), pass a pooled buffer to io.CopyBuffer, preallocate slices and maps, build strings with strings.Builder. Raising GOGC would only spread the same garbage over fewer, larger cycles."
+		f.Remedy = "Most of what the program allocates dies within milliseconds (see alloc-churn). Reuse instead of reallocating: find the sites that allocate the most bytes with a heap profile (`go tool pprof -sample_index=alloc_space`), then keep large buffers in a sync.Pool (store pointers such as *[]byte), pass a pooled buffer to io.CopyBuffer, preallocate slices and maps, build strings with strings.Builder. Raising GOGC would only spread the same garbage over fewer, larger cycles."
 	case sm.AtGoalCycles*2 >= sm.Cycles && gctrace.Valid(sm.MarkWallPct) && sm.MarkWallPct >= 50:
 		f.Remedy = "The live heap fills the heap goal, so the GC runs back to back (see memlimit-death-spiral): raising GOGC changes nothing while a memory limit caps the goal. Make room between the live heap and the limit, or shrink the live heap."
 	case sm.MinHeapCycles*2 >= sm.Cycles:

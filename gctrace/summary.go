@@ -57,10 +57,12 @@ type Summary struct {
 	AllocMBPerS float64 // allocation rate from heap growth between cycles
 	AllocatedMB float64 // allocation between the first and the last cycle start
 
-	LiveFirstMB  int64
-	LiveLastMB   int64
-	LiveMinMB    int64
-	LiveMaxMB    int64
+	LiveFirstMB int64
+	LiveLastMB  int64
+	LiveMinMB   int64
+	LiveMaxMB   int64
+	// LiveMeanMB is the mean live heap over the cycles, MiB.
+	LiveMeanMB   float64
 	LiveSlope    float64 // least-squares trend of the live heap
 	LiveR2       float64 // goodness of that fit, 0..1
 	PeakHeapMB   int64   // largest heap at the end of a cycle
@@ -116,6 +118,7 @@ type accum struct {
 	n                          float64
 	st, sy, stt, sty, syy, t0  float64
 	lastUtil                   int
+	sumLive, nLive             float64
 	firstNum, lastNum, numSeen int
 }
 
@@ -191,6 +194,8 @@ func (a *accum) add(c *Cycle) {
 	s.MaxStacksMB = max(s.MaxStacksMB, c.Stacks)
 	s.MaxGlobalsMB = max(s.MaxGlobalsMB, c.Globals)
 	if c.HeapLive >= 0 {
+		a.sumLive += float64(c.HeapLive)
+		a.nLive++
 		s.LiveLastMB = c.HeapLive
 		s.LiveMinMB = min(s.LiveMinMB, c.HeapLive)
 		s.LiveMaxMB = max(s.LiveMaxMB, c.HeapLive)
@@ -286,6 +291,10 @@ func (a *accum) finish() Summary {
 	s.EndS, s.WallS, s.GCPerSecond, s.GCCPUPercent, s.IdleCPUPercent = nan, nan, nan, nan, nan
 	s.MarkWallPct, s.AllocMBPerS, s.AllocatedMB = nan, nan, nan
 	s.LiveSlope, s.LiveR2 = nan, nan
+	s.LiveMeanMB = nan
+	if a.nLive > 0 {
+		s.LiveMeanMB = a.sumLive / a.nLive
+	}
 	if !a.hasTime {
 		s.StartS, s.MaxGapS = nan, nan
 	} else {

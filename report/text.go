@@ -326,7 +326,7 @@ func (t *textWriter) wrap(first, indent, text string) {
 	line := first
 	col := utf8.RuneCountInString(first)
 	empty := true
-	for _, word := range strings.Fields(text) {
+	for _, word := range words(text) {
 		wl := utf8.RuneCountInString(word)
 		if !empty && col+1+wl > width {
 			t.printf("%s\n", line)
@@ -341,6 +341,31 @@ func (t *textWriter) wrap(first, indent, text string) {
 		empty = false
 	}
 	t.printf("%s\n", line)
+}
+
+// words splits text at spaces but keeps a `code span` in one piece, so a
+// command is never broken across lines.
+func words(text string) []string {
+	var out []string
+	var span []string
+	for _, f := range strings.Fields(text) {
+		switch {
+		case span != nil:
+			span = append(span, f)
+			if strings.Contains(f, "`") {
+				out = append(out, strings.Join(span, " "))
+				span = nil
+			}
+		case strings.Count(f, "`") == 1:
+			span = []string{f}
+		default:
+			out = append(out, f)
+		}
+	}
+	if span != nil {
+		out = append(out, strings.Join(span, " "))
+	}
+	return out
 }
 
 func padRight(s string, n int) string {

@@ -115,6 +115,11 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 // diagnoseRun parses the gctrace a run left and diagnoses it with what the
 // run knows about the program.
 func diagnoseRun(res *collect.Result, args []string, df *diagFlags) (*diagnose.Diagnosis, error) {
+	return diagnoseRunOpts(res, args, df, false)
+}
+
+// diagnoseRunOpts is diagnoseRun, keeping every cycle when keep is set.
+func diagnoseRunOpts(res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
 	m := res.Meta
 	gogc := df.gogc
 	if gogc == "" && m != nil {
@@ -125,7 +130,7 @@ func diagnoseRun(res *collect.Result, args []string, df *diagFlags) (*diagnose.D
 		return nil, err
 	}
 	defer f.Close()
-	opts := gctrace.Options{GOGC: (&diagFlags{gogc: gogc}).gogcInt()}
+	opts := gctrace.Options{GOGC: (&diagFlags{gogc: gogc}).gogcInt(), KeepCycles: keep}
 	log, err := gctrace.Parse(f, "gctrace.log", opts)
 	if err != nil {
 		if errors.Is(err, gctrace.ErrNoCycles) {

@@ -111,7 +111,8 @@ func healthz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // Handler returns the demo server's handler for variant v: GET /work does
-// the buffer work and answers "done, work"; GET /healthz answers "ok".
+// the buffer work and answers "done, work"; GET /healthz answers "ok";
+// GET /debug/gcstats answers the server's GCStats as JSON.
 // It panics if v is not Problem or Fixed; use ParseVariant for user input.
 func Handler(v Variant) http.Handler {
 	return newMux(v, false)
@@ -128,6 +129,7 @@ func newMux(v Variant, withPprof bool) *http.ServeMux {
 		panic(fmt.Sprintf("demo: unknown variant %q", v))
 	}
 	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /debug/gcstats", gcStatsHandler)
 	if withPprof {
 		// Registered explicitly on this mux: importing net/http/pprof also
 		// registers on http.DefaultServeMux, which this server never serves.

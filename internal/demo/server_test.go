@@ -335,3 +335,32 @@ func BenchmarkHandler(b *testing.B) {
 		})
 	}
 }
+
+func TestGCStatsEndpoint(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan net.Addr, 1)
+	go Serve(ctx, Problem, "127.0.0.1:0", func(a net.Addr) { addrc <- a })
+	base := "http://" + (<-addrc).String()
+	before, err := FetchGCStats(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(ctx, LoadSpec{URL: base + "/work", Requests: 8, Concurrency: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	after, err := FetchGCStats(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Eight requests of the problem variant allocate at least 80 MB.
+	if d := after.AllocBytes - before.AllocBytes; d < 8*10<<20 {
+		t.Errorf("allocated %d bytes for 8 requests", d)
+	}
+	if after.UptimeS <= before.UptimeS || after.GOMAXPROCS < 1 || after.Cycles < before.Cycles {
+		t.Errorf("snapshots not ordered: %+v then %+v", before, after)
+	}
+	if _, err := FetchGCStats(ctx, "http://192.0.2.1:80"); err == nil {
+		t.Errorf("a non-loopback address was accepted")
+	}
+}
