@@ -113,7 +113,10 @@ func (c *context) notes(in *Input) []string {
 	if !c.gogcKnown {
 		n = append(n, "GOGC not given: GOGC=100 (the default) is assumed")
 	}
-	if in.Log.Partial() {
+	switch {
+	case in.Log.Partial() && in.Run != nil:
+		n = append(n, "the program exited while the runtime was printing a gc line: that last cycle is not counted")
+	case in.Log.Partial():
 		n = append(n, "input ends inside a gc line: the last cycle is missing and the results are partial")
 	}
 	if in.Log.SegmentsDropped > 0 {

@@ -126,7 +126,7 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 	}
 	t.printf("%s %s\n", t.style(ansiBold, "gcdoctor:"), truncateLeft(what, t.opt.Width-10))
 	t.printf("  %s, %s, %s read", procs, plural(d.Log.Cycles(), "GC cycle"), plural(lines, "line"))
-	if d.Log.Partial() {
+	if d.Log.Partial() && d.Run == nil {
 		t.printf(" %s", t.style(ansiYellow, "(PARTIAL: input cut inside a gc line)"))
 	}
 	t.printf("\n")
@@ -159,6 +159,9 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 		t.wrap("  ", "  ", strings.Join(envs, ", "))
 	}
 	for _, in := range d.Log.Inputs {
+		if d.Run != nil && in.NErrors == 1 && in.Partial {
+			continue // the exit cut the last line: said in the notes
+		}
 		if in.NErrors > 0 {
 			t.printf("  %s\n", t.style(ansiYellow, fmt.Sprintf("%s unparsable, first at %v", plural(in.NErrors, "gc line"), in.Errors[0])))
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
@@ -61,7 +62,9 @@ an issue, journald or container logs with their prefixes — and reports what
 the GC costs each process and what to do about it.
 
 With no FILE, or when FILE is -, standard input is read. Several files are
-analysed together; a process never spans two files.`,
+analysed together; a process never spans two files. A single evidence
+bundle written by 'gcdoctor run --out' (its directory or a .tar.gz of it) is
+read with what it recorded: the Go version, GOGC, GOMEMLIMIT and RSS.`,
 		Example: `  GODEBUG=gctrace=1 ./server 2> gc.log; gcdoctor gctrace gc.log
   kubectl logs deploy/api | gcdoctor gctrace --go-version go1.22.4
   gcdoctor gctrace --json gc.log | jq '.segments[].summary.gc_cpu_percent'`,
@@ -84,6 +87,9 @@ analysed together; a process never spans two files.`,
 }
 
 func (e *env) runGctrace(cmd *cobra.Command, args []string, rf *reportFlags, df *diagFlags) error {
+	if len(args) == 1 && isBundle(args[0]) {
+		return e.runBundle(cmd, args[0], rf, df)
+	}
 	p := gctrace.NewParser(gctrace.Options{GOGC: df.gogcInt()})
 	var failed []error
 	parsed := 0
@@ -148,4 +154,73 @@ func (e *env) addInput(p *gctrace.Parser, name string) error {
 	pr := newProgress(e.stderr, display, size)
 	defer pr.done()
 	return p.AddWithProgress(r, display, pr.update)
+}
+
+// isBundle reports whether path names an evidence bundle: a directory, or a
+// .tar.gz/.tgz archive.
+func isBundle(path string) bool {
+	if strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz") {
+		return true
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// runBundle diagnoses the gctrace of an evidence bundle with what its
+// meta.json recorded; flags still override the recorded values.
+func (e *env) runBundle(cmd *cobra.Command, path string, rf *reportFlags, df *diagFlags) error {
+	b, err := bundle.Open(path)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if !b.Has(bundle.GCTraceFile) {
+		return fmt.Errorf("%s: no %s in this bundle (files: %s)", path, bundle.GCTraceFile, strings.Join(b.Names(), ", "))
+	}
+	m := b.Meta()
+	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
+	if m != nil {
+		if in.GoVersion == "" {
+			in.GoVersion = m.GoVersion
+		}
+		if in.GOGC == "" {
+			in.GOGC = m.GOGC
+		}
+		in.GOMEMLIMIT = m.GOMEMLIMIT
+		in.PeakRSS = m.PeakRSSBytes
+		if len(m.Command) > 0 {
+			run := &diagnose.RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes,
+				GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
+				NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
+			if m.ExitCode != nil {
+				run.ExitCode = *m.ExitCode
+			}
+			in.Run = run
+		}
+	}
+	if rss, err := b.RSS(); err == nil {
+		in.RSS = rss
+	}
+	f, err := b.Open(bundle.GCTraceFile)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	name := strings.TrimSuffix(path, "/") + "/" + bundle.GCTraceFile
+	p := gctrace.NewParser(gctrace.Options{GOGC: (&diagFlags{gogc: in.GOGC}).gogcInt()})
+	if err := p.Add(f, name); err != nil {
+		return err
+	}
+	in.Log = p.Log()
+	d := diagnose.Diagnose(in)
+	if err := e.emit(cmd, d, rf); err != nil {
+		return err
+	}
+	// A bundle from 'gcdoctor run' ends where the program exited, often in
+	// the middle of a gc line; only a bundle of unknown origin is suspect.
+	if in.Log.Partial() && in.Run == nil {
+		errs := in.Log.Inputs[0].Errors
+		return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", errs[len(errs)-1])}
+	}
+	return nil
 }

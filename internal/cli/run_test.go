@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
 // TestMain lets the test binary stand in for gcdoctor when a command it
@@ -149,4 +151,47 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// TestBundleRoundTrip keeps a run's evidence and diagnoses it again later,
+// from the directory and from a .tar.gz of it.
+func TestBundleRoundTrip(t *testing.T) {
+	bin := buildGCLoop(t)
+	dir := filepath.Join(t.TempDir(), "ev")
+	first, stderr, code := run(t, "", nil, "run", "--json", "--out", dir, "--", bin, "-rounds", "3000")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	tgz := filepath.Join(t.TempDir(), "ev.tar.gz")
+	if err := bundle.WriteTarGz(dir, tgz); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{dir, tgz} {
+		again, stderr, code := run(t, "", nil, "gctrace", "--json", path)
+		if code != 0 {
+			t.Fatalf("gctrace %s: exit %d: %s", path, code, stderr)
+		}
+		ids := func(doc string) []string {
+			var d struct {
+				GoVersion string `json:"go_version"`
+				Findings  []struct {
+					ID string `json:"id"`
+				} `json:"findings"`
+			}
+			if i := strings.Index(doc, "{\n"); i >= 0 {
+				doc = doc[i:]
+			}
+			if err := json.Unmarshal([]byte(doc), &d); err != nil {
+				t.Fatalf("%v", err)
+			}
+			out := []string{d.GoVersion}
+			for _, f := range d.Findings {
+				out = append(out, f.ID)
+			}
+			return out
+		}
+		if a, b := ids(first), ids(again); !slices.Equal(a, b) {
+			t.Errorf("%s: diagnosis differs from the run's: %v vs %v", path, b, a)
+		}
+	}
 }
