@@ -19,7 +19,8 @@ That work lands on whatever goroutine allocates, often a request handler, as
 added latency. A large assist share means the allocation rate, not the GC,
 is the problem.`,
 		Detection: `Assist CPU is ≥ 30% of the mark CPU (assist + background + idle) over at
-least 3 cycles. The finding is a warning when GC CPU is ≥ 5%, information
+least 3 cycles and at least 50 ms of mark CPU (a few tiny start-up cycles
+say nothing). The finding is a warning when GC CPU is ≥ 5%, information
 otherwise.`,
 		Remedy: `Reduce the allocation rate at its sources (heap profile, alloc_space; reuse
 buffers, preallocate). Giving the GC more headroom also helps: a higher GOGC
@@ -33,7 +34,8 @@ background workers (25% of P) are starved: check it.`,
 
 func checkAssist(c *context, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
-	if sm.Cycles < 3 || !gctrace.Valid(sm.AssistPercent) || sm.AssistPercent < 30 {
+	mark := sm.CPU.Assist + sm.CPU.Background + sm.CPU.Idle
+	if sm.Cycles < 3 || mark < 50 || !gctrace.Valid(sm.AssistPercent) || sm.AssistPercent < 30 {
 		return nil
 	}
 	sev := Info

@@ -302,15 +302,14 @@ func demoTable(w io.Writer, before, after *demoRun) error {
 	if before.load.Errors+after.load.Errors > 0 {
 		fmt.Fprintf(w, "\n  failed requests: %d (problem), %d (fixed); first: %s\n", before.load.Errors, after.load.Errors, firstNonEmpty(before.load.FirstError, after.load.FirstError))
 	}
-	var ids []string
-	for _, f := range before.diag.Findings {
-		ids = append(ids, f.ID)
+	list := func(d *diagnose.Diagnosis) string {
+		var s []string
+		for _, f := range d.Findings {
+			s = append(s, fmt.Sprintf("%s (%s)", f.ID, f.Severity))
+		}
+		return listOrNone(s)
 	}
-	var left []string
-	for _, f := range after.diag.Findings {
-		left = append(left, f.ID)
-	}
-	fmt.Fprintf(w, "\n  findings before: %s\n  findings after:  %s\n", listOrNone(ids), listOrNone(left))
+	fmt.Fprintf(w, "\n  findings before: %s\n  findings after:  %s\n", list(before.diag), list(after.diag))
 	fmt.Fprintf(w, "\nGC cycles and allocation come from the servers' runtime/metrics, GC CPU and\npauses from their gctrace, over the load only. With one run each these are\nindications, not statistics: rerun to see the spread.\n")
 	return nil
 }
