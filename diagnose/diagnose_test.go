@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -172,5 +173,60 @@ func TestCatalogue(t *testing.T) {
 	}
 	if string(want) != got {
 		t.Errorf("docs/rules.md is stale: run go test ./diagnose -run TestCatalogue -update")
+	}
+}
+
+// remedyOf returns the remedy of rule id in the diagnosis, or "".
+func remedyOf(d *Diagnosis, id string) string {
+	for _, f := range d.Findings {
+		if f.ID == id {
+			return f.Remedy
+		}
+	}
+	return ""
+}
+
+func TestVersionBoundaries(t *testing.T) {
+	// A short-lived process GCing at the minimum heap (the gofmt log has
+	// too few such cycles; build one from real go1.26 lines).
+	var b strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "gc %d @%d.%03ds 12%%: 0.10+2.5+0.012 ms clock, 0.20+0.16/1.0/0+0.025 ms cpu, 3->3->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P\n", i, i/50, (i%50)*20)
+	}
+	minHeap, err := gctrace.Parse(strings.NewReader(b.String()), "minheap.log", gctrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spiral := parseFile(t, "15-go58106-gomemlimit-death-spiral-3P.log")
+	seed := parseFile(t, "seed002-go110-4P.log")
+	tests := []struct {
+		name, rule, version string
+		log                 *gctrace.Log
+		rss                 int64
+		want, not           string
+	}{
+		{"min heap, no GOMEMLIMIT yet", "gc-min-heap", "go1.18", minHeap, 0, "has no GOMEMLIMIT", "do not use a heap ballast"},
+		{"min heap, GOMEMLIMIT", "gc-min-heap", "go1.19", minHeap, 0, "do not use a heap ballast", "has no GOMEMLIMIT"},
+		{"spiral before limits", "memlimit-death-spiral", "go1.18", spiral, 0, "very low GOGC", "Raise GOMEMLIMIT"},
+		{"spiral with a limit", "memlimit-death-spiral", "go1.19.5", spiral, 0, "Raise GOMEMLIMIT", "very low GOGC"},
+		{"RSS with MADV_FREE", "rss-over-heap", "go1.14", seed, 4 << 30, "madvdontneed=1", "Set GOMEMLIMIT"},
+		{"RSS with MADV_DONTNEED, no limit", "rss-over-heap", "go1.16", seed, 4 << 30, "upgrading to Go ≥ 1.19", "madvdontneed"},
+		{"RSS with GOMEMLIMIT", "rss-over-heap", "go1.21", seed, 4 << 30, "Set GOMEMLIMIT", "madvdontneed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &Input{Log: tt.log, GoVersion: tt.version, PeakRSS: tt.rss}
+			r := remedyOf(Diagnose(in), tt.rule)
+			if r == "" {
+				t.Fatalf("%s did not fire", tt.rule)
+			}
+			if !strings.Contains(r, tt.want) || strings.Contains(r, tt.not) {
+				t.Errorf("remedy for %s should say %q and not %q:\n%s", tt.version, tt.want, tt.not, r)
+			}
+		})
+	}
+	// Without RSS evidence the RSS rule cannot fire at all.
+	if r := remedyOf(Diagnose(&Input{Log: seed, GoVersion: "go1.21"}), "rss-over-heap"); r != "" {
+		t.Errorf("rss-over-heap fired without RSS samples")
 	}
 }
