@@ -84,6 +84,54 @@ type jsonSegment struct {
 	Format    string      `json:"format"`
 	Summary   jsonSummary `json:"summary"`
 	Warnings  []string    `json:"warnings"`
+	Cycles    []jsonCycle `json:"cycles,omitempty"`
+}
+
+// jsonCycle is one gctrace line, present with --cycles. Times are ms, sizes
+// MiB as printed; fields the line's format lacks are null.
+type jsonCycle struct {
+	Line            int    `json:"line"`
+	GC              int    `json:"gc"`
+	AtS             num    `json:"at_s"`
+	RuntimeCPUPct   *int   `json:"runtime_gc_cpu_percent"`
+	Forced          bool   `json:"forced"`
+	Periodic        bool   `json:"periodic"`
+	SweepTermMS     num    `json:"sweep_term_ms"`
+	MarkMS          num    `json:"mark_ms"`
+	MarkTermMS      num    `json:"mark_term_ms"`
+	STWMS           num    `json:"stw_ms"`
+	CPUSweepTermMS  num    `json:"cpu_sweep_term_ms"`
+	CPUAssistMS     num    `json:"cpu_assist_ms"`
+	CPUBackgroundMS num    `json:"cpu_background_ms"`
+	CPUIdleMS       num    `json:"cpu_idle_ms"`
+	CPUMarkTermMS   num    `json:"cpu_mark_term_ms"`
+	HeapStartMB     int64  `json:"heap_start_mb"`
+	HeapEndMB       int64  `json:"heap_end_mb"`
+	HeapLiveMB      *int64 `json:"heap_live_mb"`
+	HeapGoalMB      *int64 `json:"heap_goal_mb"`
+	StacksMB        *int64 `json:"stacks_mb"`
+	GlobalsMB       *int64 `json:"globals_mb"`
+	Procs           int    `json:"procs"`
+}
+
+func cycleJSON(c *gctrace.Cycle) jsonCycle {
+	at := num(math.NaN())
+	if c.HasAt {
+		at = num(c.At)
+	}
+	var util *int
+	if c.Util >= 0 {
+		u := c.Util
+		util = &u
+	}
+	return jsonCycle{
+		Line: c.Line, GC: c.Num, AtS: at, RuntimeCPUPct: util, Forced: c.Forced, Periodic: c.Periodic,
+		SweepTermMS: num(c.Clock.SweepTerm), MarkMS: num(c.ConcurrentWall()), MarkTermMS: num(c.Clock.MarkTerm), STWMS: num(c.PauseTotal()),
+		CPUSweepTermMS: num(c.CPU.SweepTerm), CPUAssistMS: num(c.CPU.Assist), CPUBackgroundMS: num(c.CPU.Background),
+		CPUIdleMS: num(c.CPU.Idle), CPUMarkTermMS: num(c.CPU.MarkTerm),
+		HeapStartMB: c.HeapStart, HeapEndMB: c.HeapEnd, HeapLiveMB: optMB(c.HeapLive), HeapGoalMB: optMB(c.HeapGoal),
+		StacksMB: optMB(c.Stacks), GlobalsMB: optMB(c.Globals), Procs: c.Procs,
+	}
 }
 
 type jsonSummary struct {
@@ -213,11 +261,15 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		doc.Run = &jsonRun{Command: r.Command, ExitCode: r.ExitCode, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}
 	}
 	for _, s := range d.Log.Segments {
-		doc.Segments = append(doc.Segments, jsonSegment{
+		js := jsonSegment{
 			Index: s.Index, Input: s.Input, FirstLine: s.FirstLine, LastLine: s.LastLine,
 			Label: s.Label, Process: s.Process, Format: s.Format.String(),
 			Summary: summaryJSON(&s.Summary), Warnings: nonNil(s.Warnings),
-		})
+		}
+		for i := range s.Cycles {
+			js.Cycles = append(js.Cycles, cycleJSON(&s.Cycles[i]))
+		}
+		doc.Segments = append(doc.Segments, js)
 	}
 	for _, f := range d.Findings {
 		jf := jsonFinding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message,

@@ -168,7 +168,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
+	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--cycles", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
 	var v any
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 type diagFlags struct {
 	goVersion string
 	gogc      string
+	cycles    bool // keep every cycle and include it in --json
 }
 
 func (f *diagFlags) register(cmd *cobra.Command) {
@@ -83,6 +84,7 @@ read with what it recorded: the Go version, GOGC, GOMEMLIMIT and RSS.`,
 	}
 	rf.register(cmd)
 	df.register(cmd)
+	cmd.Flags().BoolVar(&df.cycles, "cycles", false, "with --json, include every cycle (segments[].cycles[])")
 	return cmd
 }
 
@@ -90,7 +92,7 @@ func (e *env) runGctrace(cmd *cobra.Command, args []string, rf *reportFlags, df 
 	if len(args) == 1 && isBundle(args[0]) {
 		return e.runBundle(cmd, args[0], rf, df)
 	}
-	p := gctrace.NewParser(gctrace.Options{GOGC: df.gogcInt()})
+	p := gctrace.NewParser(gctrace.Options{GOGC: df.gogcInt(), KeepCycles: df.cycles})
 	var failed []error
 	parsed := 0
 	for _, name := range args {
@@ -207,7 +209,7 @@ func (e *env) runBundle(cmd *cobra.Command, path string, rf *reportFlags, df *di
 	}
 	defer f.Close()
 	name := strings.TrimSuffix(path, "/") + "/" + bundle.GCTraceFile
-	p := gctrace.NewParser(gctrace.Options{GOGC: (&diagFlags{gogc: in.GOGC}).gogcInt()})
+	p := gctrace.NewParser(gctrace.Options{GOGC: (&diagFlags{gogc: in.GOGC}).gogcInt(), KeepCycles: df.cycles})
 	if err := p.Add(f, name); err != nil {
 		return err
 	}
