@@ -2,6 +2,8 @@ package gctrace
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -252,5 +254,48 @@ func TestNth(t *testing.T) {
 				t.Errorf("nth(%v, %d) = %v, want %v", s, k, got, want[k])
 			}
 		}
+	}
+}
+
+// TestInterleavedProcesses merges the cycle lines of two real runs, one
+// line from each in turn, as two processes writing to one terminal do, and
+// checks that both come back whole.
+func TestInterleavedProcesses(t *testing.T) {
+	cycles := func(name string) []string {
+		data, err := os.ReadFile(filepath.Join("testdata/real", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(l, "gc ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	a, b := cycles("go1.21-alloc.log"), cycles("go1.26-alloc.log")
+	var merged strings.Builder
+	for i := 0; i < max(len(a), len(b)); i++ {
+		if i < len(a) {
+			merged.WriteString(a[i] + "\n")
+		}
+		if i < len(b) {
+			merged.WriteString(b[i] + "\n")
+		}
+	}
+	l, err := Parse(strings.NewReader(merged.String()), "merged.log", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, s := range l.Segments {
+		got = append(got, s.Summary.Cycles)
+		if s.Summary.Missing != 0 {
+			t.Errorf("segment %v skips %d cycle numbers: cycles were mixed up", s, s.Summary.Missing)
+		}
+	}
+	if len(got) != 2 || got[0] != len(a) || got[1] != len(b) {
+		t.Errorf("segments with %v cycles, want [%d %d]", got, len(a), len(b))
 	}
 }

@@ -28,6 +28,8 @@ type Segment struct {
 	lastUse int
 	// slot is the segment's index in segmenter.open while it is open.
 	slot int
+	// interval is the time between its last two cycles, s (0 if unknown).
+	interval float64
 }
 
 // last returns the segment's most recent cycle.
@@ -115,6 +117,9 @@ func (sg *segmenter) cycle(input string, c *Cycle) {
 	if seg == nil {
 		seg = sg.start(input, c)
 	}
+	if l := seg.last(); seg.acc.s.Cycles > 0 && c.HasAt && l.HasAt {
+		seg.interval = c.At - l.At
+	}
 	sg.lastNum[seg.slot] = c.Num
 	sg.recent = seg
 	seg.lastUse = sg.tick
@@ -165,32 +170,56 @@ func (sg *segmenter) pick(c *Cycle) *Segment {
 	}
 	var best *Segment
 	var bestBlock bool
-	var bestHeap, bestDT float64
+	var bestScore float64
 	for _, s := range sg.open {
 		if gap, ok := sg.gap(s, c); !ok || gap != minGap {
 			continue
 		}
-		l := s.last()
 		block := s == sg.block
-		dt := 0.0
-		if c.HasAt && l.HasAt {
-			dt = c.At - l.At
-		}
-		// A cycle starts when the heap nears the goal the previous cycle
-		// set; a cycle of another process rarely lands near that goal.
-		ref := l.HeapGoal
-		if ref < 0 {
-			ref = l.HeapEnd
-		}
-		heap := math.Abs(math.Log(float64(c.HeapStart+1) / float64(ref+1)))
-		if l.Procs != c.Procs {
-			heap++
-		}
-		if best == nil || better(block, bestBlock, heap, bestHeap, dt, bestDT) {
-			best, bestBlock, bestHeap, bestDT = s, block, heap, dt
+		score := continuity(s, c)
+		if best == nil || (block && !bestBlock) || (block == bestBlock && score < bestScore) {
+			best, bestBlock, bestScore = s, block, score
 		}
 	}
 	return best
+}
+
+// continuity scores how unlikely it is that c continues segment s: 0 for
+// a perfect fit. Three things change smoothly within one process and
+// jump between processes: a cycle starts when the heap nears the goal the
+// last cycle set, cycles come at a fairly regular interval, and the
+// runtime's cumulative GC CPU percentage moves little from one cycle to
+// the next.
+func continuity(s *Segment, c *Cycle) float64 {
+	l := s.last()
+	score := 0.0
+	if c.Util >= 0 && l.Util >= 0 {
+		score += math.Abs(float64(c.Util-l.Util)) / 5
+	}
+	if c.Forced {
+		// runtime.GC starts a cycle whatever the heap and whenever the
+		// program calls it: heap and interval say nothing here.
+		return score
+	}
+	ref := l.HeapGoal
+	if ref < 0 {
+		ref = l.HeapEnd
+	}
+	// The trigger sits below the goal, so a cycle starts a little under
+	// it; starting above another process's goal is the less likely story.
+	d := math.Log(float64(c.HeapStart+1) / (0.9*float64(ref) + 1))
+	if d > 0 {
+		d *= 2
+	}
+	score += math.Abs(d)
+	if l.Procs != c.Procs {
+		score++
+	}
+	if c.HasAt && l.HasAt && s.interval > 0 {
+		dt := c.At - l.At
+		score += 0.5 * math.Abs(math.Log((dt+1e-3)/(s.interval+1e-3)))
+	}
+	return score
 }
 
 // gap reports how many numbers c skips after segment s's last cycle, and
@@ -205,18 +234,6 @@ func (sg *segmenter) gap(s *Segment, c *Cycle) (int, bool) {
 		return 0, false
 	}
 	return c.Num - l.Num, true
-}
-
-// better orders candidate segments with the same gap: the one in the
-// current "# pkg" block, then the closest heap, then the closest time.
-func better(block, bestBlock bool, heap, bestHeap, dt, bestDT float64) bool {
-	if block != bestBlock {
-		return block
-	}
-	if math.Abs(heap-bestHeap) > 0.05 {
-		return heap < bestHeap
-	}
-	return dt < bestDT
 }
 
 func (sg *segmenter) start(input string, c *Cycle) *Segment {
