@@ -111,7 +111,7 @@ type RunInfo struct {
 	CgroupMemoryLimit            int64 // bytes
 }
 
-// Input is the evidence a diagnosis is made from. Only Log is required.
+// Input is the evidence a diagnosis is made from. Every part is optional.
 type Input struct {
 	Log *gctrace.Log
 	// GoVersion is the Go version of the examined program ("go1.21.3"),
@@ -155,6 +155,13 @@ func (d *Diagnosis) MaxSeverity() (Severity, bool) {
 
 // Diagnose applies every rule to the evidence.
 func Diagnose(in *Input) *Diagnosis {
+	if in.Log == nil {
+		// Evidence without gctrace (a trace or a profile alone): rules
+		// over segments simply find none.
+		cp := *in
+		cp.Log = &gctrace.Log{}
+		in = &cp
+	}
 	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run}
 	ctx := newContext(in)
 	var found []Finding
@@ -166,8 +173,8 @@ func Diagnose(in *Input) *Diagnosis {
 				}
 			}
 		}
-		if r.checkRun != nil {
-			if f := r.checkRun(ctx); f != nil {
+		if r.checkAll != nil {
+			for _, f := range r.checkAll(ctx) {
 				found = append(found, r.fill(f, nil))
 			}
 		}

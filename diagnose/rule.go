@@ -27,8 +27,10 @@ type Rule struct {
 	// heap explains high GC CPU, not the other way round).
 	Rank int
 
+	// check judges one gctrace segment (process); checkAll judges the
+	// evidence as a whole and may report several findings.
 	check    func(*context, *gctrace.Segment) *Finding
-	checkRun func(*context) *Finding
+	checkAll func(*context) []*Finding
 }
 
 var rules []*Rule

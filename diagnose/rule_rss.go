@@ -1,6 +1,10 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
 
 func init() {
 	register(&Rule{
@@ -27,11 +31,11 @@ allocations, mmap'd files, and goroutine stacks (a goroutine profile).`,
 		Verify: `Rerun under ` + "`gcdoctor run`" + ` and compare the peak RSS with the peak heap.`,
 		Versions: `Go 1.12–1.15 return memory with MADV_FREE by default (RSS drops only under
 memory pressure); Go ≥ 1.16 uses MADV_DONTNEED again. GOMEMLIMIT from Go 1.19.`,
-		checkRun: checkRSS,
+		checkAll: checkRSS,
 	})
 }
 
-func checkRSS(c *context) *Finding {
+func checkRSS(c *context) []*Finding {
 	in := c.in
 	if in.PeakRSS <= 0 || len(in.Log.Segments) != 1 {
 		return nil
@@ -43,6 +47,11 @@ func checkRSS(c *context) *Finding {
 	if float64(rss) < 1.5*float64(heap) || rss-heap < 64 {
 		return nil
 	}
+	return []*Finding{rssFinding(c, s, rss, heap)}
+}
+
+func rssFinding(c *context, s *gctrace.Segment, rss, heap int64) *Finding {
+	sm := &s.Summary
 	f := &Finding{Severity: Warning, score: float64(rss - heap)}
 	f.Message = fmt.Sprintf("The process reached %s of RSS while its Go heap never exceeded %s (heap, goal, stacks and globals): %s is held outside the heap the GC manages.",
 		mb(rss), mb(heap), mb(rss-heap))

@@ -87,7 +87,9 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	if len(d.Log.Inputs) == 1 {
 		t.single = d.Log.Inputs[0].Name
 	}
-	t.header(d)
+	if len(d.Log.Inputs) > 0 {
+		t.header(d)
+	}
 	segs := d.Log.Segments
 	switch {
 	case len(segs) == 1:
