@@ -68,7 +68,7 @@ func TestTextWraps(t *testing.T) {
 }
 
 func TestFmtNum(t *testing.T) {
-	tests := map[float64]string{0: "0", 3: "3", 3.1: "3.10", 0.24: "0.240", 17.82: "17.8", 1367.4: "1367", 0.0031: "0.0031"}
+	tests := map[float64]string{0: "0", 3: "3.00", 3.1: "3.10", 0.24: "0.240", 17.82: "17.8", 1367.4: "1367", 0.0031: "0.0031"}
 	for v, want := range tests {
 		if got := fmtNum(v); got != want {
 			t.Errorf("fmtNum(%v) = %q, want %q", v, got, want)

@@ -297,6 +297,9 @@ func (t *textWriter) findings(d *diagnose.Diagnosis) {
 			lw = min(lw, 34)
 			for _, e := range f.Evidence {
 				val := fmtNum(e.Value)
+				if isCount(e.Unit) && e.Value == math.Trunc(e.Value) {
+					val = strconv.FormatFloat(e.Value, 'f', 0, 64)
+				}
 				if e.Unit != "" {
 					val += " " + e.Unit
 				}
@@ -426,8 +429,6 @@ func fmtNum(v float64) string {
 		return "n/a"
 	case v == 0:
 		return "0"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
-		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case math.Abs(v) >= 10:
@@ -438,6 +439,15 @@ func fmtNum(v float64) string {
 		return strconv.FormatFloat(v, 'f', 3, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// isCount reports whether a unit counts things, which print as integers.
+func isCount(unit string) bool {
+	switch unit {
+	case "cycles", "lines", "goroutines", "count", "MB":
+		return true
+	}
+	return false
 }
 
 func fmtBytes(b int64) string {
