@@ -17,6 +17,7 @@ type context struct {
 	off  bool // GOGC=off
 	// gogcKnown reports whether GOGC came from the program's environment.
 	gogcKnown bool
+	sites     []*HeapSite // see heapSites
 }
 
 func newContext(in *Input) *context {
@@ -107,6 +108,9 @@ func (g goRange) String() string {
 // notes returns the caveats that apply to the whole diagnosis.
 func (c *context) notes(in *Input) []string {
 	var n []string
+	if len(in.Log.Inputs) == 0 {
+		return n // the notes below are about gctrace evidence
+	}
 	if in.GoVersion == "" {
 		n = append(n, "Go version not given: advice follows the range each log format implies (use --go-version to be exact)")
 	}

@@ -126,6 +126,8 @@ type Input struct {
 	RSS     []bundle.RSSSample
 	PeakRSS int64
 	Run     *RunInfo
+	// Heap is an allocation profile, when there is one.
+	Heap *HeapEvidence
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the
@@ -138,6 +140,9 @@ type Diagnosis struct {
 	Findings  []Finding
 	// Notes are caveats on the diagnosis as a whole.
 	Notes []string
+	// Heap is the allocation profile evidence, if any.
+	Heap      *HeapEvidence
+	heapSites []*HeapSite
 }
 
 // MaxSeverity returns the highest severity among the findings, and false
@@ -162,8 +167,9 @@ func Diagnose(in *Input) *Diagnosis {
 		cp.Log = &gctrace.Log{}
 		in = &cp
 	}
-	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run}
+	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap}
 	ctx := newContext(in)
+	d.heapSites = ctx.heapSites()
 	var found []Finding
 	for _, r := range rules {
 		if r.check != nil {
@@ -207,6 +213,12 @@ func merge(fs []Finding) []Finding {
 	byID := map[string]int{}
 	var out []Finding
 	for _, f := range fs {
+		if len(f.Segments) == 0 {
+			// Not about a process but about a place (a heap site, a
+			// source line): each stands alone.
+			out = append(out, f)
+			continue
+		}
 		i, ok := byID[f.ID]
 		if !ok {
 			byID[f.ID] = len(out)

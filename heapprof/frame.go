@@ -65,7 +65,7 @@ func IsDependency(fn string, modules ...string) bool {
 	if IsStd(fn) {
 		return true
 	}
-	pkg := PackagePath(fn)
+	pkg := strings.TrimSuffix(PackagePath(fn), "_test")
 	if strings.HasPrefix(pkg, "golang.org/x/") || strings.HasPrefix(pkg, "vendor/") || strings.Contains(pkg, "/vendor/") {
 		return true
 	}
@@ -78,13 +78,14 @@ func IsDependency(fn string, modules ...string) bool {
 }
 
 // UserModules returns a predicate that accepts the functions of packages
-// under any of the given module (or package) paths.
+// under any of the given module (or package) paths. A package's external
+// test package (path_test) counts as the package.
 func UserModules(paths ...string) func(fn string) bool {
 	return func(fn string) bool {
 		if fn == "" {
 			return false
 		}
-		pkg := PackagePath(fn)
+		pkg := strings.TrimSuffix(PackagePath(fn), "_test")
 		for _, p := range paths {
 			if hasPathPrefix(pkg, p) {
 				return true

@@ -171,19 +171,22 @@ func parse(data []byte, name string) (*Profile, error) {
 				sm.v[k] = s.Value[i]
 			}
 		}
-		unsym := false
 		for _, loc := range s.Location {
 			fs, ok := frames[loc]
 			if !ok {
 				fs = locationFrames(loc)
 				frames[loc] = fs
 			}
-			for _, f := range fs {
-				if f.Function == "" {
-					unsym = true
-				}
-			}
 			sm.stack = append(sm.stack, fs...)
+		}
+		if p.Format == FormatLegacy {
+			sm.stack = trimHidden(sm.stack)
+		}
+		unsym := false
+		for _, f := range sm.stack {
+			if f.Function == "" {
+				unsym = true
+			}
 		}
 		if len(sm.stack) == 0 {
 			p.EmptyStacks++
@@ -229,6 +232,25 @@ func locationFrames(loc *profile.Location) []Frame {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// trimHidden drops the unsymbolized frames at both ends of a legacy text
+// stack. They are the runtime's own (mallocgc, growslice, concatstrings at
+// the leaf, goexit at the root), whose symbols the runtime leaves out of the
+// text; dropping them makes the stack match what the protocol buffer form
+// records, which omits them entirely.
+func trimHidden(stack []Frame) []Frame {
+	i, j := 0, len(stack)
+	for i < j && stack[i].Function == "" {
+		i++
+	}
+	for j > i && stack[j-1].Function == "" {
+		j--
+	}
+	if i == j {
+		return stack // nothing symbolized: keep the addresses
+	}
+	return stack[i:j]
 }
 
 // looksLegacy reports whether data is the text form of a heap profile.

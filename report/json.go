@@ -41,6 +41,8 @@ type jsonDoc struct {
 	Findings      []jsonFinding `json:"findings"`
 	Notes         []string      `json:"notes"`
 	Totals        jsonLogTotals `json:"totals"`
+	Heap          *jsonHeap     `json:"heap,omitempty"`
+	Sites         []jsonSite    `json:"sites,omitempty"`
 }
 
 type jsonLogTotals struct {
@@ -283,6 +285,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}
+	doc.Heap, doc.Sites = heapJSON(d)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

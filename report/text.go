@@ -97,6 +97,7 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	case len(segs) > 1:
 		t.segmentTable(d)
 	}
+	t.heapSection(d)
 	t.findings(d)
 	for _, n := range d.Notes {
 		t.footnote(n)
@@ -299,6 +300,9 @@ func (t *textWriter) findings(d *diagnose.Diagnosis) {
 				val := fmtNum(e.Value)
 				if isCount(e.Unit) && e.Value == math.Trunc(e.Value) {
 					val = strconv.FormatFloat(e.Value, 'f', 0, 64)
+					if e.Value >= 1e5 {
+						val = countStr(int64(e.Value))
+					}
 				}
 				if e.Unit != "" {
 					val += " " + e.Unit
@@ -444,7 +448,7 @@ func fmtNum(v float64) string {
 // isCount reports whether a unit counts things, which print as integers.
 func isCount(unit string) bool {
 	switch unit {
-	case "cycles", "lines", "goroutines", "count", "MB":
+	case "cycles", "lines", "goroutines", "count", "MB", "objects":
 		return true
 	}
 	return false
@@ -457,5 +461,8 @@ func fmtBytes(b int64) string {
 	case b >= 1<<20:
 		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
 	}
-	return fmt.Sprintf("%d KiB", b>>10)
+	if b >= 1<<10 {
+		return fmt.Sprintf("%d KiB", b>>10)
+	}
+	return fmt.Sprintf("%d B", b)
 }

@@ -169,8 +169,12 @@ func TestJSONKeysDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--cycles", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
-	var v any
+	heapOut, _, _ := run(t, "", nil, "heap", "--json", "--ops", "100", "../../heapprof/testdata/profiles/copy.pprof")
+	var v, hv any
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(heapOut), &hv); err != nil {
 		t.Fatal(err)
 	}
 	keys := map[string]bool{}
@@ -189,8 +193,9 @@ func TestJSONKeysDocumented(t *testing.T) {
 		}
 	}
 	walk(v)
+	walk(hv)
 	for k := range keys {
-		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") {
+		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue
 		}
 		// line_kinds' own keys are kind names, documented in its row.

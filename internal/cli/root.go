@@ -106,6 +106,7 @@ change, with numbers taken from the program's own evidence.
 		newVersionCmd(),
 		newGctraceCmd(e),
 		newRunCmd(e),
+		newHeapCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -192,6 +193,90 @@ func TestBundleRoundTrip(t *testing.T) {
 		}
 		if a, b := ids(first), ids(again); !slices.Equal(a, b) {
 			t.Errorf("%s: diagnosis differs from the run's: %v vs %v", path, b, a)
+		}
+	}
+}
+
+// TestHeapScenarios runs gcdoctor heap on real profiles of the seed
+// scenarios: each problem's line is found with the rule that explains it,
+// and the fixed program's profile raises no warning.
+func TestHeapScenarios(t *testing.T) {
+	const dir = "../../heapprof/testdata/profiles/"
+	tests := []struct {
+		profile, rule, line string
+	}{
+		{"bigbuf.pprof", "heap-large-buffer", "bigbuf.go:13"},
+		{"copy.pprof", "heap-io-copy", "copy.go:39"},
+		{"append.pprof", "heap-slice-growth", "append.go:16"},
+		{"concat.pprof", "heap-string-concat", "append.go:39"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.profile, func(t *testing.T) {
+			stdout, stderr, code := run(t, "", nil, "heap", "--json", dir+tt.profile)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var doc struct {
+				Sites []struct {
+					Function     string `json:"function"`
+					File         string `json:"file"`
+					Line         int    `json:"line"`
+					AllocBytes   int64  `json:"alloc_bytes"`
+					AllocObjects int64  `json:"alloc_objects"`
+					EscapeReason string `json:"escape_reason"`
+				} `json:"sites"`
+				Findings []struct {
+					ID    string `json:"id"`
+					Where []struct {
+						File string `json:"file"`
+						Line int    `json:"line"`
+					} `json:"where"`
+				} `json:"findings"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatal(err)
+			}
+			top := doc.Sites[0]
+			if got := filepath.Base(top.File) + ":" + strconv.Itoa(top.Line); got != tt.line || top.AllocBytes <= 0 || top.AllocObjects <= 0 || top.Function == "" {
+				t.Errorf("top site %+v, want %s", top, tt.line)
+			}
+			if len(doc.Findings) == 0 || doc.Findings[0].ID != tt.rule ||
+				filepath.Base(doc.Findings[0].Where[0].File)+":"+strconv.Itoa(doc.Findings[0].Where[0].Line) != tt.line {
+				t.Errorf("findings %+v, want %s at %s first", doc.Findings, tt.rule, tt.line)
+			}
+			fixed := strings.Replace(tt.profile, ".pprof", "-fix.pprof", 1)
+			_, _, code = run(t, "", nil, "heap", "--fail-on", "warning", dir+fixed)
+			if code == 3 && tt.rule != "heap-slice-growth" {
+				t.Errorf("%s: the fixed program still has a warning", fixed)
+			}
+		})
+	}
+}
+
+// TestHeapEscape joins the compiler's escape analysis to the profile: the
+// 10 MB buffer is too large for the stack.
+func TestHeapEscape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the compiler")
+	}
+	stdout, stderr, code := run(t, "", nil, "heap", "--json", "--dir", "../../heapprof/testdata/scenarios", "--source", ".", "../../heapprof/testdata/profiles/bigbuf.pprof")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"escape_reason": "make([]byte, 10485760) escapes to heap (too large for stack)"`) {
+		t.Errorf("no escape reason for the 10 MB buffer:\n%s", stdout[:min(len(stdout), 2000)])
+	}
+}
+
+func TestHeapBadInput(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{"testdata/nogc.log", "nogc.log"},
+		{"testdata/does-not-exist.pprof", "does-not-exist.pprof"},
+		{"../../gctrace/testdata/corpus/seed002-go110-4P.log", "seed002-go110-4P.log"},
+	} {
+		_, stderr, code := run(t, "", nil, "heap", tt.file)
+		if code != 1 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q", tt.file, code, stderr)
 		}
 	}
 }

@@ -1,0 +1,137 @@
+package diagnose
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/gcdoctor/gcdoctor/escape"
+	"github.com/gcdoctor/gcdoctor/heapprof"
+)
+
+// HeapEvidence is an allocation profile ranked by site, with the compiler's
+// escape decisions and the source lines when they are available.
+type HeapEvidence struct {
+	Name    string            // the profile's file name or URL
+	Profile *heapprof.Profile //
+	Top     *heapprof.Top     // sites ranked by allocated bytes, charged to the user's code
+	Escape  *escape.Report    // nil when escape analysis was not run
+	// Ops is how many requests or operations the profile covers, when
+	// known, for bytes per operation; 0 when unknown.
+	Ops int64
+	// Source returns the text of a source line, or "" when the file is not
+	// readable here. Nil means no source at all.
+	Source func(file string, line int) string
+}
+
+// HeapSite is a ranked allocation site with what explains it.
+type HeapSite struct {
+	heapprof.Site
+	Rank    int           // 1 for the site that allocates the most
+	Text    string        // the source line, trimmed; "" when unavailable
+	Escapes []escape.Site // the compiler's heap decisions on this line
+	Pattern string        // what the line does, see classify
+}
+
+// EscapeReason summarises why the compiler put this line's values on the
+// heap, e.g. "make([]byte, 10485760) escapes to heap: too large for stack".
+func (s *HeapSite) EscapeReason() string {
+	for _, e := range s.Escapes {
+		if !e.Kind.Heap() {
+			continue
+		}
+		msg := e.Message
+		if r := e.Reasons(); len(r) > 0 {
+			msg += " (" + strings.Join(r, ", ") + ")"
+		}
+		return msg
+	}
+	return ""
+}
+
+// Patterns a hot allocation site can have; each has its own rule.
+const (
+	patIOCopy       = "io-copy"
+	patLargeBuffer  = "large-buffer"
+	patAppend       = "slice-growth"
+	patMap          = "map-growth"
+	patConcat       = "string-concat"
+	patConversion   = "conversion"
+	patFmt          = "fmt"
+	patLargeValue   = "large-value"
+	patOther        = "other"
+	minSiteShare    = 0.05     // a site must carry 5% of the bytes to be worth a finding
+	minSiteBytes    = 1 << 20  // and at least 1 MiB: shares of a tiny total say nothing
+	largeAllocBytes = 64 << 10 // allocations this large are worth pooling
+)
+
+var (
+	reAppend     = regexp.MustCompile(`\bappend\(`)
+	reClone      = regexp.MustCompile(`\bappend\(\[\][\w.]+(\(nil\)|\{\})\s*,`) // a one-shot copy, not growth
+	reConcat     = regexp.MustCompile(`\+=|"\s*\+|\+\s*"`)
+	reConversion = regexp.MustCompile(`\bstring\(|\[\]byte\(|\[\]rune\(`)
+	reMakeMap    = regexp.MustCompile(`make\(map\[|map\[[^\]]+\][^{(]*\{`)
+	reMapAssign  = regexp.MustCompile(`^\s*\w+(\.\w+)*\[[^\]]+\]\s*=[^=]`)
+	reFmt        = regexp.MustCompile(`\bfmt\.(Sprint|Sprintf|Sprintln|Errorf)\(`)
+)
+
+// classify names what a hot site does, from the function that really
+// allocated, the compiler's escape decisions and the source line.
+func classify(s *HeapSite) string {
+	via := s.Via
+	switch {
+	case strings.HasPrefix(via, "io.copyBuffer") || strings.HasPrefix(via, "io.ReadAll") || strings.HasPrefix(via, "io.Copy"):
+		return patIOCopy
+	case strings.HasPrefix(via, "fmt."):
+		return patFmt
+	}
+	for _, e := range s.Escapes {
+		if e.Kind == escape.TooLarge && !strings.HasPrefix(e.Expr, "make(") {
+			return patLargeValue
+		}
+	}
+	t := s.Text
+	switch {
+	case t == "" && s.AvgSize >= largeAllocBytes:
+		return patLargeBuffer
+	case t == "":
+		return patOther
+	case reAppend.MatchString(t) && !reClone.MatchString(t):
+		return patAppend
+	case reFmt.MatchString(t):
+		return patFmt
+	case reMakeMap.MatchString(t) || reMapAssign.MatchString(t):
+		return patMap
+	case reConcat.MatchString(t):
+		return patConcat
+	case reConversion.MatchString(t):
+		return patConversion
+	case s.AvgSize >= largeAllocBytes:
+		return patLargeBuffer
+	}
+	return patOther
+}
+
+// heapSites returns the ranked sites with their explanations, computed once
+// per diagnosis.
+func (c *context) heapSites() []*HeapSite {
+	if c.sites != nil || c.in.Heap == nil || c.in.Heap.Top == nil {
+		return c.sites
+	}
+	h := c.in.Heap
+	for i, s := range h.Top.Sites {
+		hs := &HeapSite{Site: s, Rank: i + 1}
+		if h.Source != nil && s.File != "" && s.Line > 0 {
+			hs.Text = strings.TrimSpace(h.Source(s.File, s.Line))
+		}
+		if h.Escape != nil {
+			hs.Escapes = h.Escape.At(s.File, s.Line)
+		}
+		hs.Pattern = classify(hs)
+		c.sites = append(c.sites, hs)
+	}
+	return c.sites
+}
+
+// HeapSites returns the diagnosis's ranked allocation sites, with the
+// source lines, escape decisions and patterns the rules used.
+func (d *Diagnosis) HeapSites() []*HeapSite { return d.heapSites }

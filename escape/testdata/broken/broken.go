@@ -1,0 +1,6 @@
+// Package broken does not compile; Analyze must report the error.
+package broken
+
+func F() int {
+	return undefinedName
+}

@@ -1,0 +1,311 @@
+package heapprof
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// SortBy selects the value sites are ranked by.
+type SortBy int
+
+// The values sites can be ranked by.
+const (
+	ByAllocSpace   SortBy = iota // bytes allocated over the program's life (the default)
+	ByAllocObjects               // objects allocated
+	ByInuseSpace                 // bytes live at the last GC
+	ByInuseObjects               // objects live at the last GC
+)
+
+var sortNames = [...]string{"alloc_space", "alloc_objects", "inuse_space", "inuse_objects"}
+
+// String returns the pprof sample type name, such as "alloc_space".
+func (b SortBy) String() string {
+	if b >= 0 && int(b) < len(sortNames) {
+		return sortNames[b]
+	}
+	return fmt.Sprintf("SortBy(%d)", int(b))
+}
+
+// Attribution selects which frame of a stack a sample is charged to.
+type Attribution int
+
+// The ways to charge a sample to a site.
+const (
+	// AttrUser charges the first frame, from the leaf, for which the user
+	// predicate holds: the line in the user's code that caused the
+	// allocation. A stack without such a frame is charged to its leaf.
+	AttrUser Attribution = iota
+	// AttrFlat charges the leaf frame: the function that allocated,
+	// which is often runtime.growslice or io.copyBuffer.
+	AttrFlat
+	// AttrCumulative charges every distinct frame on the stack once, as
+	// pprof's cum column does, so values add up to more than the total.
+	AttrCumulative
+)
+
+// SiteOptions controls how Top ranks allocation sites.
+type SiteOptions struct {
+	Sort        SortBy
+	Attribution Attribution
+	// N keeps only the first N sites; 0 keeps them all.
+	N int
+	// User reports whether a function, fully qualified as in
+	// "github.com/a/b.(*T).M", is the user's own code. Nil means
+	// DefaultUser. UserModules and NotDependencies build common ones.
+	User func(fn string) bool
+}
+
+// Site is a source line charged with allocations, with the evidence for
+// the charge.
+type Site struct {
+	Function string // function containing the line, fully qualified
+	File     string // source file as recorded in the binary
+	Line     int    // 1-based; 0 when unknown
+
+	AllocBytes   int64 // bytes allocated here over the profile
+	AllocObjects int64 // objects allocated here
+	InuseBytes   int64 // bytes allocated here and live at the last GC
+	InuseObjects int64 // objects allocated here and live at the last GC
+
+	Share   float64 // AllocBytes as a fraction of the profile's total alloc bytes (0–1)
+	AvgSize float64 // average object size in bytes: AllocBytes / AllocObjects
+
+	// Via names the function that really allocated, when it is not
+	// Function: "io.copyBuffer" for io.Copy's buffer, "runtime.growslice"
+	// for append. Empty when the site itself allocated, and also when
+	// the allocating function belongs to the runtime: Go heap profiles
+	// omit a stack's leading runtime frames, so append (runtime.growslice),
+	// s += x (runtime.concatstrings) and make(map) (runtime.makemap) are
+	// charged straight to the user's line with no Via.
+	Via string
+	// User reports that Function satisfied the user predicate; false when
+	// no frame did and the site stands for the stack's leaf.
+	User bool
+	// Stack is the heaviest stack charged to the site, leaf first.
+	Stack []Frame
+	// Stacks counts the distinct stacks charged to the site.
+	Stacks int
+}
+
+// Pos returns "file:line".
+func (s Site) Pos() string { return fmt.Sprintf("%s:%d", s.File, s.Line) }
+
+// ShortLived returns the fraction of the bytes allocated at the site that
+// were no longer live at the last GC, 1 − inuse/alloc: the garbage that
+// makes the collector run. It is 0 when nothing was allocated.
+func (s Site) ShortLived() float64 {
+	if s.AllocBytes <= 0 {
+		return 0
+	}
+	f := 1 - float64(s.InuseBytes)/float64(s.AllocBytes)
+	return max(0, min(1, f))
+}
+
+// PerOp divides a site's allocations by the number of operations (requests,
+// benchmark iterations) the profile covers. It returns zeros when ops is not
+// positive.
+func PerOp(s Site, ops int64) (bytes, objects float64) {
+	if ops <= 0 {
+		return 0, 0
+	}
+	return float64(s.AllocBytes) / float64(ops), float64(s.AllocObjects) / float64(ops)
+}
+
+// Top is a ranking of allocation sites and an account of what was left out.
+type Top struct {
+	Sort        SortBy
+	Attribution Attribution
+	Sites       []Site // best first
+
+	Total       int   // sites before the cut to N
+	Dropped     int   // sites left out by the cut
+	DroppedMax  int64 // largest sort value among the dropped sites
+	DroppedSum  int64 // sort value of all dropped sites together
+	ProfileSum  int64 // the profile's total of the sort value
+	EmptyStacks int   // samples with no frame, charged to no site
+}
+
+// String summarizes the ranking the way `go tool pprof -top` heads its
+// output: how much of the total the shown sites cover and what was dropped.
+func (t *Top) String() string {
+	shown := t.ProfileSum - t.DroppedSum
+	pct := 0.0
+	if t.ProfileSum > 0 {
+		pct = 100 * float64(shown) / float64(t.ProfileSum)
+	}
+	s := fmt.Sprintf("showing %d of %d sites, %.1f%% of %d %s", len(t.Sites), t.Total, pct, t.ProfileSum, t.Sort)
+	if t.Dropped > 0 {
+		s += fmt.Sprintf("; dropped %d sites (%s <= %d)", t.Dropped, t.Sort, t.DroppedMax)
+	}
+	if t.EmptyStacks > 0 {
+		s += fmt.Sprintf("; %d samples without a stack", t.EmptyStacks)
+	}
+	return s
+}
+
+// Sites returns the ranked sites; see Top.
+func (p *Profile) Sites(opts SiteOptions) []Site { return p.Top(opts).Sites }
+
+type siteKey struct {
+	fn, file string
+	line     int
+	addr     uint64
+}
+
+type siteAgg struct {
+	key     siteKey
+	v       [4]int64
+	best    int64 // sort value of the heaviest stack
+	stack   []Frame
+	via     string
+	user    bool
+	stacks  int
+	lastRef int // last sample index that touched the site, for AttrCumulative
+}
+
+// Top charges every sample to a site according to opts and ranks the
+// sites, heaviest first. Ties are broken by function, file and line so the
+// order is stable.
+func (p *Profile) Top(opts SiteOptions) *Top {
+	user := opts.User
+	if user == nil {
+		user = DefaultUser
+	}
+	vi := sortIndex(opts.Sort)
+	aggs := make(map[siteKey]*siteAgg)
+	t := &Top{Sort: opts.Sort, Attribution: opts.Attribution}
+	charge := func(si int, s *sample, f Frame, via string, isUser bool) {
+		k := siteKey{f.Function, f.File, f.Line, 0}
+		if f.Function == "" {
+			k.addr = f.Address
+		}
+		a := aggs[k]
+		if a == nil {
+			a = &siteAgg{key: k, lastRef: -1}
+			aggs[k] = a
+		}
+		if a.lastRef == si {
+			return // recursion: count once per sample
+		}
+		a.lastRef = si
+		for i := range a.v {
+			a.v[i] += s.v[i]
+		}
+		a.stacks++
+		if a.stack == nil || s.v[vi] > a.best {
+			a.best, a.stack, a.via, a.user = s.v[vi], s.stack, via, isUser
+		}
+	}
+	for si := range p.samples {
+		s := &p.samples[si]
+		t.ProfileSum += s.v[vi]
+		if len(s.stack) == 0 {
+			t.EmptyStacks++
+			continue
+		}
+		switch opts.Attribution {
+		case AttrFlat:
+			charge(si, s, s.stack[0], "", user(s.stack[0].Function))
+		case AttrCumulative:
+			for _, f := range s.stack {
+				charge(si, s, f, "", user(f.Function))
+			}
+		default:
+			at := -1
+			for i, f := range s.stack {
+				if user(f.Function) {
+					at = i
+					break
+				}
+			}
+			if at < 0 {
+				charge(si, s, s.stack[0], "", false)
+				continue
+			}
+			charge(si, s, s.stack[at], allocator(s.stack[:at]), true)
+		}
+	}
+	sites := make([]Site, 0, len(aggs))
+	for _, a := range aggs {
+		s := Site{
+			Function:     a.key.fn,
+			File:         a.key.file,
+			Line:         a.key.line,
+			AllocBytes:   a.v[vAllocBytes],
+			AllocObjects: a.v[vAllocObjects],
+			InuseBytes:   a.v[vInuseBytes],
+			InuseObjects: a.v[vInuseObjects],
+			Via:          a.via,
+			User:         a.user,
+			Stack:        a.stack,
+			Stacks:       a.stacks,
+		}
+		if s.Function == "" {
+			s.Function = fmt.Sprintf("%#x", a.key.addr)
+		}
+		if p.TotalAllocBytes > 0 {
+			s.Share = float64(s.AllocBytes) / float64(p.TotalAllocBytes)
+		}
+		if s.AllocObjects > 0 {
+			s.AvgSize = float64(s.AllocBytes) / float64(s.AllocObjects)
+		}
+		sites = append(sites, s)
+	}
+	slices.SortFunc(sites, func(a, b Site) int {
+		return cmp.Or(
+			cmp.Compare(siteValue(b, vi), siteValue(a, vi)),
+			cmp.Compare(b.AllocBytes, a.AllocBytes),
+			cmp.Compare(a.Function, b.Function),
+			cmp.Compare(a.File, b.File),
+			cmp.Compare(a.Line, b.Line),
+		)
+	})
+	t.Total = len(sites)
+	if opts.N > 0 && len(sites) > opts.N {
+		for _, s := range sites[opts.N:] {
+			v := siteValue(s, vi)
+			t.DroppedSum += v
+			t.DroppedMax = max(t.DroppedMax, v)
+		}
+		t.Dropped = len(sites) - opts.N
+		sites = sites[:opts.N:opts.N]
+	}
+	t.Sites = sites
+	return t
+}
+
+// allocator names the function that allocated for a stack whose user frame
+// lies above the given leaf frames: the first symbolized one.
+func allocator(below []Frame) string {
+	for _, f := range below {
+		if f.Function != "" {
+			return f.Function
+		}
+	}
+	return ""
+}
+
+func sortIndex(b SortBy) int {
+	switch b {
+	case ByAllocObjects:
+		return vAllocObjects
+	case ByInuseSpace:
+		return vInuseBytes
+	case ByInuseObjects:
+		return vInuseObjects
+	}
+	return vAllocBytes
+}
+
+func siteValue(s Site, vi int) int64 {
+	switch vi {
+	case vAllocObjects:
+		return s.AllocObjects
+	case vInuseBytes:
+		return s.InuseBytes
+	case vInuseObjects:
+		return s.InuseObjects
+	}
+	return s.AllocBytes
+}
