@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -16,7 +18,9 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/escape"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
 	"github.com/gcdoctor/gcdoctor/report"
 )
@@ -177,7 +181,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	go func() {
 		res, err := collect.Run(ctx, collect.Spec{
 			Path:   self,
-			Args:   []string{demoServerCmd, "-variant", string(v)},
+			Args:   []string{demoServerCmd, "-variant", string(v), "-pprof"},
 			Stdout: pw,
 			Stderr: io.Discard,
 			Grace:  10 * time.Second,
@@ -234,6 +238,10 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	})
 	prog.done()
 	after, ferr := demo.FetchGCStats(ctx, url)
+	var heap *diagnose.HeapEvidence
+	if v == demo.Problem && ferr == nil {
+		heap = demoHeap(ctx, url)
+	}
 	cancel() // stops the server: collect sends SIGTERM, the server drains
 	r := <-done
 	if r.err != nil && r.res == nil {
@@ -249,10 +257,15 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	if load.Errors > 0 && load.Errors == load.Requests {
 		return nil, fmt.Errorf("demo: every request to the %s server failed: %s", v, load.FirstError)
 	}
-	d, err := diagnoseRunOpts(r.res, []string{"gcdoctor", demoServerCmd, "-variant", string(v)}, &diagFlags{}, true)
+	in, err := runInput(r.res, []string{"gcdoctor", demoServerCmd, "-variant", string(v)}, &diagFlags{}, true)
 	if err != nil {
 		return nil, fmt.Errorf("demo: %s server: %v", v, err)
 	}
+	if heap != nil {
+		heap.Ops = int64(load.Requests) // the profile covers the server's whole life: the load
+		in.Heap = heap
+	}
+	d := diagnose.Diagnose(in)
 	run := &demoRun{variant: v, load: load, diag: d, peakRSS: r.res.PeakRSS}
 	if len(d.Log.Segments) > 0 {
 		run.seg = d.Log.Segments[0]
@@ -309,7 +322,9 @@ func demoTable(w io.Writer, before, after *demoRun) error {
 		}
 		return listOrNone(s)
 	}
-	fmt.Fprintf(w, "\n  findings before: %s\n  findings after:  %s\n", list(before.diag), list(after.diag))
+	fmt.Fprintf(w, "\n")
+	wrapTo(w, "  findings before: ", list(before.diag), 80)
+	wrapTo(w, "  findings after:  ", list(after.diag), 80)
 	fmt.Fprintf(w, "\nGC cycles and allocation come from the servers' runtime/metrics, GC CPU and\npauses from their gctrace, over the load only. With one run each these are\nindications, not statistics: rerun to see the spread.\n")
 	return nil
 }
@@ -345,4 +360,66 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// demoHeap fetches the server's allocation profile and ranks its sites,
+// charged to the demo's own code. When the demo's source is on this machine
+// (go run from a clone), the compiler's escape analysis explains each site.
+// Any failure only leaves the heap evidence out.
+func demoHeap(ctx context.Context, base string) *diagnose.HeapEvidence {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/debug/pprof/allocs", nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	p, err := heapprof.Read(resp.Body, "allocs profile of the problem server")
+	if err != nil {
+		return nil
+	}
+	h := &diagnose.HeapEvidence{Name: "allocs profile", Profile: p, Source: newSourceReader().line}
+	h.Top = p.Top(heapprof.SiteOptions{N: 5, User: heapprof.UserModules(demoPackage)})
+	if len(h.Top.Sites) > 0 {
+		if dir := filepath.Dir(h.Top.Sites[0].File); fileExists(filepath.Join(dir, "server.go")) {
+			if rep, err := escape.Analyze(ctx, dir, []string{"."}); err == nil {
+				h.Escape = rep
+			}
+		}
+	}
+	return h
+}
+
+// demoPackage is the import path of the demo workload, whose lines the
+// profile's allocations are charged to.
+const demoPackage = "github.com/gcdoctor/gcdoctor/internal/demo"
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// wrapTo prints text after head, wrapped at width with continuation lines
+// aligned under the text.
+func wrapTo(w io.Writer, head, text string, width int) {
+	line, indent := head, strings.Repeat(" ", len(head))
+	for i, word := range strings.Fields(text) {
+		if i > 0 && len(line)+1+len(word) > width {
+			fmt.Fprintln(w, line)
+			line = indent + word
+			continue
+		}
+		if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
 }

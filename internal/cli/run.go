@@ -120,6 +120,15 @@ func diagnoseRun(res *collect.Result, args []string, df *diagFlags) (*diagnose.D
 
 // diagnoseRunOpts is diagnoseRun, keeping every cycle when keep is set.
 func diagnoseRunOpts(res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
+	in, err := runInput(res, args, df, keep)
+	if err != nil {
+		return nil, err
+	}
+	return diagnose.Diagnose(in), nil
+}
+
+// runInput gathers a run's evidence for diagnosis.
+func runInput(res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Input, error) {
 	m := res.Meta
 	gogc := df.gogc
 	if gogc == "" && m != nil {
@@ -163,5 +172,5 @@ func diagnoseRunOpts(res *collect.Result, args []string, df *diagFlags, keep boo
 	if m != nil {
 		in.GOMEMLIMIT = m.GOMEMLIMIT
 	}
-	return diagnose.Diagnose(in), nil
+	return in, nil
 }

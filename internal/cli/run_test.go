@@ -127,7 +127,8 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
-	for _, want := range []string{"Diagnosis of the problem server", "Before and after", "requests (/s)", "GC cycles (count)"} {
+	for _, want := range []string{"Diagnosis of the problem server", "Before and after", "requests (/s)", "GC cycles (count)",
+		"server.go:", "demo.newBuf", "heap-large-buffer", "too large for stack"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
