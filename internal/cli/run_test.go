@@ -135,7 +135,7 @@ func TestDemo(t *testing.T) {
 	}
 	var problem, fixed int
 	for _, line := range strings.Split(stdout, "\n") {
-		if f := strings.Fields(line); len(f) >= 5 && f[0] == "GC" && f[1] == "cycles" {
+		if f := strings.Fields(line); len(f) >= 5 && strings.HasPrefix(strings.TrimSpace(line), "GC cycles (count)") {
 			problem, fixed = atoi(f[3]), atoi(f[4])
 		}
 	}
