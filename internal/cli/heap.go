@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
+	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/escape"
 	"github.com/gcdoctor/gcdoctor/heapprof"
@@ -24,7 +28,7 @@ func newHeapCmd(e *env) *cobra.Command {
 	var ops int64
 	var user []string
 	cmd := &cobra.Command{
-		Use:   "heap PROFILE",
+		Use:   "heap PROFILE|BUNDLE",
 		Short: "Find the lines that allocate the garbage, and why they allocate",
 		Long: `Reads a heap or allocs profile (gzip protobuf as written by runtime/pprof,
 go test -memprofile or /debug/pprof/heap, or the text of ?debug=1) and ranks
@@ -64,12 +68,34 @@ values too large for the stack.`,
 }
 
 func (e *env) runHeap(cmd *cobra.Command, path string, source []string, dir string, top int, ops int64, user []string, rf *reportFlags, df *diagFlags) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	var r io.Reader
+	if isBundle(path) {
+		// A bundle from attach: the allocs profile says what became
+		// garbage; a heap profile alone still has alloc_space too.
+		b, err := bundle.Open(path)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		name := collect.AllocsFile
+		if !b.Has(name) {
+			name = collect.HeapFile
+		}
+		rc, err := b.Open(name)
+		if err != nil {
+			return fmt.Errorf("%s: no %s or %s in this bundle", path, collect.AllocsFile, collect.HeapFile)
+		}
+		defer rc.Close()
+		r, path = rc, filepath.Join(path, name)
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
 	}
-	defer f.Close()
-	p, err := heapprof.Read(f, path)
+	p, err := heapprof.Read(r, path)
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,7 @@ change, with numbers taken from the program's own evidence.
 		newGctraceCmd(e),
 		newRunCmd(e),
 		newHeapCmd(e),
+		newAttachCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

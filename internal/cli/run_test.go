@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gcdoctor/gcdoctor/bundle"
+	"github.com/gcdoctor/gcdoctor/internal/demo"
 )
 
 // TestMain lets the test binary stand in for gcdoctor when a command it
@@ -279,5 +282,41 @@ func TestHeapBadInput(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q", tt.file, code, stderr)
 		}
+	}
+}
+
+// TestAttachDemoServer attaches to a real demo server under load over
+// loopback and finds its 10 MB buffer from the collected profile.
+func TestAttachDemoServer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan net.Addr, 1)
+	go demo.ServeWithPprof(ctx, demo.Problem, "127.0.0.1:0", func(a net.Addr) { addr <- a })
+	base := "http://" + (<-addr).String()
+	if _, err := demo.Load(ctx, demo.LoadSpec{URL: base + "/work", Requests: 20, Concurrency: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ev")
+	stdout, stderr, code := run(t, "", nil, "attach", "--seconds", "1", "--out", dir, "--json", base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"pattern": "large-buffer"`) || !strings.Contains(stdout, "newBuf") {
+		t.Errorf("the 10 MB buffer was not found:\n%s", stdout[:min(len(stdout), 1500)])
+	}
+	for _, name := range []string{"allocs.pb.gz", "heap.pb.gz", "goroutine.pb.gz", "trace.out", "meta.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	// The bundle can be read again later.
+	again, stderr, code := run(t, "", nil, "heap", "--json", dir)
+	if code != 0 || !strings.Contains(again, "newBuf") {
+		t.Errorf("heap on the bundle: exit %d: %s", code, stderr)
+	}
+	// A server without pprof: one clear line, exit 1, no bundle left.
+	_, stderr, code = run(t, "", nil, "attach", "--out", filepath.Join(t.TempDir(), "x"), base+"/nothing-here")
+	if code != 1 || !strings.Contains(stderr, "404") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

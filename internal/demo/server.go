@@ -154,6 +154,12 @@ func Serve(ctx context.Context, v Variant, addr string, ready func(net.Addr)) er
 	return serve(ctx, newMux(v, false), addr, ready)
 }
 
+// ServeWithPprof is Serve with net/http/pprof mounted under /debug/pprof/,
+// as the -pprof flag of ServeMain does.
+func ServeWithPprof(ctx context.Context, v Variant, addr string, ready func(net.Addr)) error {
+	return serve(ctx, newMux(v, true), addr, ready)
+}
+
 func serve(ctx context.Context, h http.Handler, addr string, ready func(net.Addr)) error {
 	if addr == "" {
 		addr = DefaultAddr
