@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -100,8 +101,33 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 		DurationMS:    float64(time.Since(start).Milliseconds()),
 		Files:         res.Files,
 	}
+	if _, ok := res.Files[TraceFile]; ok {
+		m.GoVersion = traceGoVersion(s.Out.Path(TraceFile))
+	}
 	res.Meta = m
 	return res, s.Out.WriteMeta(m)
+}
+
+// traceGoVersion reads the Go version from an execution trace's header,
+// "go 1.23 trace": profiles do not record it, traces do. It returns "" when
+// the header is not there.
+func traceGoVersion(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, _ := io.ReadFull(f, head)
+	s := string(head[:n])
+	if !strings.HasPrefix(s, "go 1.") {
+		return ""
+	}
+	v, _, ok := strings.Cut(s[3:], " trace")
+	if !ok {
+		return ""
+	}
+	return "go" + v
 }
 
 // pprofBase turns what the user typed into the /debug/pprof/ base URL.

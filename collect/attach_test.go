@@ -8,6 +8,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -57,7 +58,11 @@ func TestAttachLiveServer(t *testing.T) {
 		}
 		b, err := bundle.Open(dir)
 		if err != nil || b.Meta() == nil || len(b.Meta().Files) != 4 {
-			t.Errorf("bundle: %v", err)
+			t.Fatalf("bundle: %v", err)
+		}
+		// The trace header gives the version as major.minor.
+		if want := strings.Join(strings.SplitN(runtime.Version(), ".", 3)[:2], "."); b.Meta().GoVersion != want {
+			t.Errorf("go_version %q, want %q", b.Meta().GoVersion, want)
 		}
 	}
 }
