@@ -170,7 +170,11 @@ func TestJSONKeysDocumented(t *testing.T) {
 	}
 	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--cycles", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
 	heapOut, _, _ := run(t, "", nil, "heap", "--json", "--ops", "100", "../../heapprof/testdata/profiles/copy.pprof")
-	var v, hv any
+	whatOut, _, _ := run(t, "", nil, "whatif", "--json", "--memlimit", "64MiB", "--budget", "256MiB", "../../pacer/testdata/real/json-marshal.gogc100.r1.log")
+	var v, hv, wv any
+	if err := json.Unmarshal([]byte(whatOut), &wv); err != nil {
+		t.Fatal(err)
+	}
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +198,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	}
 	walk(v)
 	walk(hv)
+	walk(wv)
 	for k := range keys {
 		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue
@@ -208,7 +213,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 
 func isKindName(k string) bool {
 	switch k {
-	case "text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error":
+	case "text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error", "value", "low", "high":
 		return true
 	}
 	return false

@@ -42,3 +42,15 @@ func newExplainCmd(e *env) *cobra.Command {
 }
 
 func validGoVersion(v string) bool { return goversion.IsValid(v) }
+
+// goMinor returns the minor version of a valid "go1.N[.P]".
+func goMinor(v string) int {
+	n := 0
+	for _, c := range strings.TrimPrefix(goversion.Lang(v), "go1.") {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

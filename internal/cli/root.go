@@ -108,6 +108,7 @@ change, with numbers taken from the program's own evidence.
 		newRunCmd(e),
 		newHeapCmd(e),
 		newAttachCmd(e),
+		newWhatIfCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

@@ -320,3 +320,49 @@ func TestAttachDemoServer(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestWhatIf predicts from a real GOGC=100 log of a standard-library
+// benchmark and checks the document's shape and the model's direction.
+func TestWhatIf(t *testing.T) {
+	const log = "../../pacer/testdata/real/json-marshal.gogc100.r1.log"
+	stdout, stderr, code := run(t, "", nil, "whatif", "--json", "--gogc", "50,100,400,off", "--memlimit", "off,64MiB", "--budget", "256MiB", log)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Predictions []struct {
+			GOGC          int      `json:"gogc"`
+			MemlimitBytes int64    `json:"memlimit_bytes"`
+			GCCount       *float64 `json:"gc_count"`
+			PeakHeapBytes *float64 `json:"peak_heap_bytes"`
+			GCCPUFraction *float64 `json:"gc_cpu_fraction"`
+		} `json:"predictions"`
+		Recommendation *struct {
+			GOMEMLIMIT string `json:"gomemlimit"`
+		} `json:"recommendation"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Predictions) != 8 || doc.Recommendation == nil || doc.Recommendation.GOMEMLIMIT == "" {
+		t.Fatalf("unexpected document:\n%s", stdout)
+	}
+	byGOGC := map[int]float64{}
+	for _, p := range doc.Predictions {
+		if p.GCCount == nil || p.PeakHeapBytes == nil || p.GCCPUFraction == nil {
+			t.Fatalf("missing figures in %+v", p)
+		}
+		if p.MemlimitBytes == 0 {
+			byGOGC[p.GOGC] = *p.GCCount
+		}
+	}
+	if !(byGOGC[50] > byGOGC[100] && byGOGC[100] > byGOGC[400] && byGOGC[-1] < byGOGC[400]) {
+		t.Errorf("GC counts should fall as GOGC rises: %v", byGOGC)
+	}
+	for _, bad := range [][]string{{"--memlimit", "1.5GiB"}, {"--gogc", "fast"}, {"--budget", "2GB"}} {
+		_, stderr, code := run(t, "", nil, append(append([]string{"whatif"}, bad...), log)...)
+		if code != 2 || !strings.Contains(stderr, bad[1]) {
+			t.Errorf("%v: exit %d, %q", bad, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,20 @@
+// Package pacer models a program's garbage collector from its own gctrace
+// log and predicts what other GOGC and GOMEMLIMIT settings would do.
+//
+// Fit reads the cycles of one process (a gctrace.Segment) and measures what
+// the runtime's pacer works from: the live heap and how it changes as the
+// program allocates, the scannable stacks and globals, how much the program
+// allocates per cycle, how much CPU a cycle costs as a function of the heap
+// it scans, and how much of the runway the heap goal allowed the program
+// actually used before each cycle ended. Model.Predict replays the same work
+// (the same total allocation and the same live-heap trajectory) under another
+// setting, with the heap goal computed as the runtime computes it
+// (runtime/mgcpacer.go), and reports the GC cycles, GC CPU, peak heap, an
+// RSS estimate and the risk of a GC death spiral near a memory limit, each
+// with its uncertainty and caveats. Recommend chooses a setting for a memory
+// budget.
+//
+// The accuracy of the cycle-count prediction is measured on real benchmark
+// runs of the standard library stored in testdata/real; docs/pacer.md has
+// the equations and the measured errors.
+package pacer

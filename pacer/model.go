@@ -1,0 +1,380 @@
+package pacer
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+// Options describe the run a log was recorded from. The zero value means
+// GOGC=100, no memory limit, the Go version the log's format implies and an
+// unknown RSS.
+type Options struct {
+	// GOGC is the run's GOGC: 0 means 100 (the default), Off means off.
+	GOGC int
+	// MemoryLimit is the run's GOMEMLIMIT in bytes; 0 means none.
+	MemoryLimit int64
+	// GoMinor is the Go 1.x minor version of the program; 0 takes it from
+	// the log's line format (a Go 1.18+ format is taken as Go 1.21 or later,
+	// where GOMEMLIMIT and the GC CPU limiter exist).
+	GoMinor int
+	// RSS is the program's peak resident set size in bytes, if known (from
+	// /proc/PID/status VmHWM or a container's memory.peak). It replaces the
+	// fixed estimate of non-heap memory in RSS predictions and memory-limit
+	// goals.
+	RSS int64
+}
+
+// Model is a program's garbage collector as seen in one process's gctrace:
+// what it allocates and keeps, what a cycle costs and how the pacer spent
+// the runway it was given. Sizes are MiB; a printed size n (which the
+// runtime rounds down) is read as n + 0.5, or as 0.1 for stacks and globals
+// printed as 0 (a small Go program has about 0.15 MiB of scannable globals
+// and tens of KiB of scannable stacks).
+type Model struct {
+	GoMinor  int     // Go 1.x minor version assumed
+	Procs    int     // GOMAXPROCS of the last cycle
+	Observed Setting // the setting the log was recorded with
+
+	Cycles int     // cycles in the log
+	Forced int     // of which forced by the program (runtime.GC), which Predict keeps as they are
+	WallS  float64 // wall time from the first cycle to the end of the last, s
+
+	LiveMeanMiB      float64 // mean live heap after a cycle, MiB
+	LiveMaxMiB       float64 // largest live heap after a cycle, MiB
+	LiveSlopeMiBPerS float64 // least-squares trend of the live heap, MiB/s
+	LiveR2           float64 // how well that line fits, 0..1
+	StacksMiB        float64 // largest scannable stacks, MiB
+	GlobalsMiB       float64 // largest scannable globals, MiB
+
+	AllocatedMiB     float64 // allocation over the whole run, MiB (the runway used by every cycle, plus half a cycle's for the end of the run)
+	AllocPerCycleMiB float64 // mean allocation between the ends of two paced cycles, MiB
+	AllocRateMiBPerS float64 // AllocatedMiB over WallS, MiB/s
+	MarkAllocMiB     float64 // mean allocation while a paced cycle marked, MiB
+
+	// The GC CPU of a paced cycle (gctrace.Cycle.GCCPU, idle marking
+	// excluded) fitted by least squares as CostFixedMS + CostPerMiBMS × scan,
+	// where scan is the cycle's live heap plus stacks plus globals in MiB.
+	CostFixedMS    float64 // ms per cycle
+	CostPerMiBMS   float64 // ms per MiB scanned
+	CostR2         float64 // share of the per-cycle variance the line explains, 0..1 (NaN when scan never varies)
+	CostResidualMS float64 // standard deviation of a cycle's cost around the line, ms
+	PacedCPUMS     float64 // GC CPU of the paced cycles, ms
+	ForcedCPUMS    float64 // GC CPU of the forced cycles, ms
+
+	// RunwayRatio is Σ(heap at the end of cycle − live heap of the cycle
+	// before) over Σ(heap goal − live heap of the cycle before) over the
+	// paced cycles: the share of the runway the goal allowed that the
+	// program actually allocated before each cycle ended. Below 1 the
+	// pacer's trigger (between 70% and 95% of the runway, or the goal minus
+	// 4 MiB, in gcControllerState.trigger) and a short mark left runway
+	// unused; above 1 the heap overshot the goal.
+	RunwayRatio   float64
+	RunwayRatioSD float64 // standard deviation of the per-cycle ratios
+	RunwayRatioSE float64 // standard error of RunwayRatio
+	// AllowedMiB is the mean runway the goal allowed a paced cycle, MiB,
+	// and ShortfallMiB the mean part of it left unused (negative when the
+	// heap overshot): AllowedMiB × (1 − RunwayRatio). Predict keeps the
+	// shortfall in MiB for longer runways and in proportion for shorter
+	// ones (docs/pacer.md, "Runway").
+	AllowedMiB   float64
+	ShortfallMiB float64
+
+	// InferredGOGC is the GOGC that best explains the printed goals of the
+	// cycles above the minimum heap (median), 0 when none is above it or the
+	// goal is capped by a memory limit.
+	InferredGOGC int
+
+	// RuntimeOverheadMiB is the non-heap memory assumed besides stacks:
+	// runtime metadata and other runtime structures (from Options.RSS when
+	// given, else a fixed estimate; see nonHeapBaseMiB).
+	RuntimeOverheadMiB float64
+
+	Warnings []string // caveats on the fit, as sentences
+
+	points   []point
+	forcedAt []float64 // cumulative allocation at each forced cycle, MiB
+	endMiB   float64   // cumulative allocation at the end of the work, MiB
+}
+
+// point is one observed cycle, placed by cumulative allocation.
+type point struct {
+	x       float64 // cumulative allocation at the end of the cycle's mark, MiB
+	live    float64 // MiB
+	stacks  float64
+	globals float64
+}
+
+// Memory that counts against GOMEMLIMIT but holds no heap objects, besides
+// goroutine stacks: GC and span metadata, mcaches' partly used spans and
+// other runtime structures. Go 1.26 test binaries on linux/amd64 run with
+// GOGC=off and a limit (go/printer BenchmarkPrintFile, encoding/json
+// BenchmarkCodeDecoder: programs outside the accuracy set) print heap goals
+// that imply 5.2–5.8 MiB of it with an empty heap and about 7.5 MiB with a
+// 4 MiB heap of small objects; runtime/metrics on a small program show
+// 2.5 MiB of metadata and 0.6 MiB of other runtime memory at a 1 MiB heap,
+// growing to about 1% of a large heap.
+const (
+	nonHeapBaseMiB = 6.5
+	// Free slots in partly used spans count as non-heap memory in
+	// memoryLimitHeapGoal (they are neither heap objects nor free pages):
+	// a few percent of the heap for programs whose objects are mostly of a
+	// few sizes, more for very mixed sizes.
+	fragmentation = 0.03
+	// The scavenger keeps about 10% of memory above the heap goal mapped
+	// (retainExtraPercent in runtime/mgcscavenge.go), so RSS sits above
+	// the peak heap.
+	retainExtra = 0.10
+)
+
+// Fit builds a Model from one segment's cycles, which must have been kept
+// (gctrace.Options.KeepCycles). Forced cycles do not enter the pacing
+// figures but their cost is counted. It needs cycles with heap sizes and
+// timestamps (Go 1.5+) and at least three paced ones.
+func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
+	if seg == nil {
+		return nil, fmt.Errorf("fit: no segment")
+	}
+	where := fmt.Sprintf("fit segment %d (%s)", seg.Index, seg.Input)
+	cs := seg.Cycles
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("%s: no cycles kept (parse with KeepCycles)", where)
+	}
+	if cs[0].HeapLive < 0 || !cs[0].HasAt {
+		return nil, fmt.Errorf("%s: the %s format has no live heap or timestamps to fit", where, cs[0].Format)
+	}
+	m := &Model{
+		GoMinor: opts.GoMinor,
+		Procs:   max(cs[len(cs)-1].Procs, 1),
+		Cycles:  len(cs),
+		WallS:   seg.Summary.WallS,
+	}
+	m.Observed = Setting{GOGC: opts.GOGC, MemoryLimit: opts.MemoryLimit}
+	if opts.GOGC == 0 {
+		m.Observed.GOGC = 100
+	}
+	if m.GoMinor == 0 {
+		lo, _ := cs[0].Format.MinorRange()
+		m.GoMinor = max(lo, 0)
+		if cs[0].Format == gctrace.FormatGo118 {
+			m.GoMinor = 21
+		}
+	}
+	if seg.CyclesTruncated {
+		m.Warnings = append(m.Warnings, "the log has more cycles than were kept: the model sees only the first ones")
+	}
+
+	var (
+		x, prevLive         float64
+		usedSum, allowedSum float64
+		ratios              []float64
+		markAlloc           float64
+		nMark               int
+		scans, costs        []float64
+		liveSum             float64
+		inferred            []float64
+		sumUsedPaced        float64
+		nPaced              int
+	)
+	for i := range cs {
+		c := &cs[i]
+		if c.HeapLive < 0 || c.HeapEnd < 0 {
+			return nil, fmt.Errorf("%s: line %d has no heap sizes", where, c.Line)
+		}
+		live := mid(c.HeapLive)
+		end := mid(c.HeapEnd)
+		p := point{live: live, stacks: midSmall(c.Stacks), globals: midSmall(c.Globals)}
+		used := math.Max(end-prevLive, 0)
+		if i == 0 {
+			used = end // the heap was empty when the process started
+		}
+		x += used
+		p.x = x
+		m.points = append(m.points, p)
+		liveSum += live
+		m.LiveMaxMiB = max(m.LiveMaxMiB, live)
+		m.StacksMiB = max(m.StacksMiB, p.stacks)
+		m.GlobalsMiB = max(m.GlobalsMiB, p.globals)
+		scan := live + p.stacks + p.globals
+		if c.Forced {
+			m.Forced++
+			m.ForcedCPUMS += c.GCCPU()
+			m.forcedAt = append(m.forcedAt, x)
+		} else {
+			m.PacedCPUMS += c.GCCPU()
+			scans = append(scans, scan)
+			costs = append(costs, c.GCCPU())
+			markAlloc += math.Max(float64(c.HeapEnd-c.HeapStart), 0)
+			nMark++
+			if i > 0 && c.HeapGoal >= 0 {
+				// The runway the goal allowed, with the goal the runtime
+				// computes (HeapGoal) when the printed one agrees with it:
+				// a printed goal is rounded down, and at the minimum heap
+				// it is exact, so the midpoint would be half a MiB off
+				// there. Predict uses the same function, so the ratio
+				// carries over.
+				prev := m.points[i-1]
+				goal := mid(c.HeapGoal)
+				gf := HeapGoal(m.GoMinor, m.Observed, Heap{Live: prevLive, Stacks: prev.stacks, Globals: prev.globals}, 0)
+				if !math.IsInf(gf.MiB, 1) && math.Abs(math.Floor(gf.MiB)-float64(c.HeapGoal)) <= 1 {
+					goal = gf.MiB
+				}
+				allowed := goal - prevLive
+				if allowed > 0.5 {
+					usedSum += used
+					allowedSum += allowed
+					ratios = append(ratios, used/allowed)
+				}
+				// The GOGC that explains this goal, if the minimum heap
+				// did not set it.
+				if den := prevLive + prev.stacks + prev.globals; den > 0 && m.GoMinor >= 18 {
+					g := (mid(c.HeapGoal) - prevLive) / den * 100
+					if mid(c.HeapGoal) > heapMinimumMiB*g/100+1 {
+						inferred = append(inferred, g)
+					}
+				}
+			}
+			sumUsedPaced += used
+			nPaced++
+		}
+		prevLive = live
+	}
+	if len(ratios) < 3 {
+		return nil, fmt.Errorf("%s: need at least 3 paced cycles with heap goals, have %d", where, len(ratios))
+	}
+	m.LiveMeanMiB = liveSum / float64(len(cs))
+	m.LiveSlopeMiBPerS = seg.Summary.LiveSlope
+	m.LiveR2 = seg.Summary.LiveR2
+	m.AllocPerCycleMiB = sumUsedPaced / float64(nPaced)
+	// The run goes on after its last cycle, for on average half a cycle's
+	// allocation: the log cannot tell how much.
+	m.endMiB = x + m.AllocPerCycleMiB/2
+	m.AllocatedMiB = m.endMiB
+	if m.WallS > 0 {
+		m.AllocRateMiBPerS = m.AllocatedMiB / m.WallS
+	}
+	m.MarkAllocMiB = markAlloc / float64(max(nMark, 1))
+
+	m.RunwayRatio = usedSum / allowedSum
+	m.AllowedMiB = allowedSum / float64(len(ratios))
+	m.ShortfallMiB = (allowedSum - usedSum) / float64(len(ratios))
+	m.RunwayRatioSD = stddev(ratios)
+	m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(ratios)))
+	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(scans, costs)
+	if len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
+		sort.Float64s(inferred)
+		m.InferredGOGC = int(math.Round(inferred[len(inferred)/2]))
+	}
+	m.RuntimeOverheadMiB = nonHeapBaseMiB
+	if opts.RSS > 0 {
+		// RSS = peak heap (plus the scavenger's extra) + stacks + globals +
+		// runtime overhead; what is left after the known parts is overhead.
+		peak := float64(seg.Summary.PeakHeapMB) + 0.5
+		o := float64(opts.RSS)/(1<<20) - peak*(1+retainExtra) - m.StacksMiB - m.GlobalsMiB
+		if o > 0 {
+			m.RuntimeOverheadMiB = o
+		} else {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("the RSS given (%s) is below the peak heap plus stacks and globals; it is ignored", FormatSize(opts.RSS)))
+		}
+	}
+
+	if m.InferredGOGC > 0 && m.Observed.GOGC > 0 && relDiff(float64(m.InferredGOGC), float64(m.Observed.GOGC)) > 0.25 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the heap goals look like GOGC=%d, not the GOGC=%d given: predictions use the goals as printed, so they stand, but check the setting", m.InferredGOGC, m.Observed.GOGC))
+	}
+	if m.RunwayRatioSD > 0.5*m.RunwayRatio {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the runway the program used varies a lot from cycle to cycle (ratio %.2f ± %.2f): its allocation is bursty", m.RunwayRatio, m.RunwayRatioSD))
+	}
+	if Valid(m.LiveSlopeMiBPerS) && m.LiveR2 > 0.5 && m.LiveSlopeMiBPerS*m.WallS > 0.5*m.LiveMeanMiB {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
+	}
+	if nPaced < 10 {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
+	}
+	return m, nil
+}
+
+// Valid reports whether v is a real number rather than NaN or an infinity.
+func Valid(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// mid reads a printed heap size (whole MiB, rounded down) as the middle of
+// the MiB it stands for.
+func mid(v int64) float64 { return float64(v) + 0.5 }
+
+// midSmall reads printed stacks and globals; 0 usually stands for a small
+// fraction of a MiB, and -1 (not printed before Go 1.18) for nothing.
+func midSmall(v int64) float64 {
+	switch {
+	case v < 0:
+		return 0
+	case v == 0:
+		return 0.1
+	}
+	return float64(v) + 0.5
+}
+
+func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-9) }
+
+func stddev(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	var s, ss float64
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(v)-1))
+}
+
+// linearFit fits y = a + b·x by least squares and returns a, b, R² and the
+// residuals' standard deviation. With no spread in x it returns the mean of y
+// as a, b = 0 and R² = NaN.
+func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy, syy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+		syy += ys[i] * ys[i]
+	}
+	den := n*sxx - sx*sx
+	if n < 2 || den <= 1e-12*n*sxx {
+		a = sy / n
+		return a, 0, math.NaN(), stddevAround(xs, ys, a, 0)
+	}
+	b = (n*sxy - sx*sy) / den
+	if b < 0 {
+		// More scanning cannot make a cycle cheaper: a negative slope is
+		// noise, so fall back to the mean cost.
+		b = 0
+	}
+	a = (sy - b*sx) / n
+	vy := n*syy - sy*sy
+	if vy > 0 {
+		r := (n*sxy - sx*sy) / math.Sqrt(den*vy)
+		r2 = r * r
+		if b == 0 {
+			r2 = 0
+		}
+	}
+	return a, b, r2, stddevAround(xs, ys, a, b)
+}
+
+func stddevAround(xs, ys []float64, a, b float64) float64 {
+	if len(xs) < 3 {
+		return 0
+	}
+	var ss float64
+	for i := range xs {
+		d := ys[i] - (a + b*xs[i])
+		ss += d * d
+	}
+	return math.Sqrt(ss / float64(len(xs)-2))
+}

@@ -1,0 +1,330 @@
+package pacer
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Risk is how likely a setting is to drive the GC into a death spiral: the
+// live heap so close to the memory limit that cycles run back to back.
+type Risk uint8
+
+// Risk levels, from none to high.
+const (
+	RiskNone   Risk = iota // no memory limit, or the limit never sets the goal
+	RiskLow                // the limit sets the goal at times, with room to spare
+	RiskMedium             // the limit leaves little runway: GC runs often and costs much more
+	RiskHigh               // the live heap reaches the limit's heap share: back-to-back cycles, the CPU limiter, then a heap above the limit
+)
+
+var riskNames = [...]string{"none", "low", "medium", "high"}
+
+// String returns the level's name, such as "medium".
+func (r Risk) String() string {
+	if int(r) < len(riskNames) {
+		return riskNames[r]
+	}
+	return fmt.Sprintf("Risk(%d)", r)
+}
+
+// Range is an estimate with its uncertainty: the value and the low and high
+// ends of its likely range, in the unit of the field that holds it.
+type Range struct {
+	Value, Low, High float64
+}
+
+// String formats the range as "v (lo–hi)" with %.3g.
+func (r Range) String() string {
+	return fmt.Sprintf("%.3g (%.3g–%.3g)", r.Value, r.Low, r.High)
+}
+
+// Prediction is what a Setting would do for the same work as the log the
+// Model was fitted on: the same total allocation and the same live heap at
+// the same point of the work.
+type Prediction struct {
+	Setting Setting
+
+	// Cycles is the number of GC cycles, forced ones included.
+	Cycles Range
+	// PacedCycles is the number of cycles the pacer starts (Cycles less the
+	// forced ones, which stay as in the log).
+	PacedCycles Range
+	// ForcedCycles is the number of cycles the program forces, as observed.
+	ForcedCycles int
+
+	// GCCPUMS is the GC CPU time, ms (idle marking excluded).
+	GCCPUMS Range
+	// GCCPUFraction is GCCPUMS over the observed wall time × GOMAXPROCS:
+	// the wall time is assumed unchanged, although less GC usually makes
+	// the program faster.
+	GCCPUFraction Range
+	// PeakHeap is the largest heap at the end of a cycle, bytes.
+	PeakHeap Range
+	// RSS estimates the peak resident memory, bytes: peak heap plus the
+	// scavenger's 10% retained extra, stacks, globals and runtime
+	// overhead (Model.RuntimeOverheadMiB), without the binary's text.
+	RSS Range
+	// GoalMiB is the median heap goal over the predicted cycles, MiB; +Inf
+	// when no goal applies (GOGC=off without a limit).
+	GoalMiB float64
+	// LimitedCycles counts predicted cycles whose goal the memory limit set.
+	LimitedCycles int
+
+	Risk       Risk
+	RiskReason string // why, as a sentence; "" for RiskNone
+
+	Caveats []string // assumptions and warnings, as sentences
+}
+
+// simResult is one replay of the work.
+type simResult struct {
+	paced, forced int
+	cpuMS         float64
+	peakMiB       float64
+	goals         []float64
+	limited       int
+	pinned        int
+	minRunwayFrac float64 // smallest runway / scan over the cycles
+}
+
+// nonHeapSpreadMiB is the uncertainty of the non-heap memory estimate: the
+// test binaries measured for it had 5–7.5 MiB with small heaps.
+const nonHeapSpreadMiB = 1.5
+
+// maxSimCycles bounds a replay: a setting that needs more cycles than this is
+// in a death spiral anyway.
+const maxSimCycles = 1_000_000
+
+// simulate replays the observed work under s with runway ratio r.
+func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
+	var res simResult
+	res.minRunwayFrac = math.Inf(1)
+	x, live := 0.0, 0.0
+	pi, fi := 0, 0 // next point and next forced cycle
+	minStep := math.Max(m.MarkAllocMiB, 1.0/16)
+	for n := 0; n < maxSimCycles; n++ {
+		st, gl := m.rootsAt(x, &pi)
+		goal := HeapGoal(m.GoMinor, s, Heap{Live: live, Stacks: st, Globals: gl}, m.nonHeap(limitMiB(s), st)+extraNonHeap)
+		next := math.Inf(1)
+		if !math.IsInf(goal.MiB, 1) {
+			runway := goal.MiB - live
+			used := m.used(runway) + (r-m.RunwayRatio)*runway
+			next = x + math.Max(used, minStep)
+			res.goals = append(res.goals, goal.MiB)
+			if goal.Limited {
+				res.limited++
+			}
+			if goal.Pinned {
+				res.pinned++
+			}
+			res.minRunwayFrac = math.Min(res.minRunwayFrac, runway/(live+st+gl))
+		}
+		forced := fi < len(m.forcedAt) && m.forcedAt[fi] <= next
+		if !forced && next >= m.endMiB {
+			res.peakMiB = math.Max(res.peakMiB, live+m.endMiB-x)
+			break
+		}
+		if forced {
+			next = m.forcedAt[fi]
+			fi++
+			res.forced++
+		} else {
+			res.paced++
+		}
+		res.peakMiB = math.Max(res.peakMiB, live+next-x)
+		x = next
+		live = m.liveAt(x, &pi)
+		if !forced {
+			st, gl = m.rootsAt(x, &pi)
+			res.cpuMS += m.CostFixedMS + m.CostPerMiBMS*(live+st+gl)
+		}
+	}
+	res.cpuMS += m.ForcedCPUMS
+	return res
+}
+
+// used returns the allocation between the ends of two cycles when the goal
+// allows a runway of a MiB (goal − live heap).
+//
+// The pacer starts a cycle at its trigger, which it places one estimated
+// mark phase's allocation before the goal (gcControllerState.trigger and
+// commit: runway = consMark × scan work, a figure in bytes that does not
+// depend on GOGC), bounded to 70%–95% of the runway (or the goal minus
+// 4 MiB). So when the runway grows the part left unused stays about the
+// same number of bytes, and the observed shortfall is kept in MiB. When
+// the runway shrinks below the observed one, the trigger's 70% bound and the
+// granularity of the program's allocations make the heap use the runway in
+// proportion at best, so the shortfall shrinks with it.
+func (m *Model) used(a float64) float64 {
+	if m.AllowedMiB <= 0 {
+		return a * m.RunwayRatio
+	}
+	return a - m.ShortfallMiB*math.Min(1, a/m.AllowedMiB)
+}
+
+// liveAt interpolates the live heap at cumulative allocation x between the
+// observed cycles; *pi is a search hint that only moves forward.
+func (m *Model) liveAt(x float64, pi *int) float64 {
+	i := m.seek(x, pi)
+	if i == 0 {
+		p := m.points[0]
+		return p.live * math.Min(x/math.Max(p.x, 1e-9), 1)
+	}
+	if i >= len(m.points) {
+		return m.points[len(m.points)-1].live
+	}
+	a, b := m.points[i-1], m.points[i]
+	f := (x - a.x) / math.Max(b.x-a.x, 1e-9)
+	return a.live + f*(b.live-a.live)
+}
+
+// rootsAt returns the stacks and globals at cumulative allocation x.
+func (m *Model) rootsAt(x float64, pi *int) (stacks, globals float64) {
+	i := min(m.seek(x, pi), len(m.points)-1)
+	return m.points[i].stacks, m.points[i].globals
+}
+
+// seek returns the index of the first point at or after x.
+func (m *Model) seek(x float64, pi *int) int {
+	i := *pi
+	for i < len(m.points) && m.points[i].x < x {
+		i++
+	}
+	*pi = i
+	return i
+}
+
+// nonHeap estimates the memory that counts against the limit but is not
+// heap objects or free pages, MiB.
+func (m *Model) nonHeap(limitMiB, stacks float64) float64 {
+	base := m.RuntimeOverheadMiB + stacks
+	if limitMiB <= base {
+		return base
+	}
+	// The heap in use near the limit is about the limit's heap share,
+	// (limit − base)/(1 + fragmentation).
+	return base + fragmentation*(limitMiB-base)/(1+fragmentation)
+}
+
+// Predict replays the observed work under setting s. See Prediction for
+// what it reports and docs/pacer.md for the equations and their measured
+// accuracy.
+func (m *Model) Predict(s Setting) Prediction {
+	p := Prediction{Setting: s, ForcedCycles: m.Forced}
+	if s.GOGC < 0 {
+		s.GOGC = Off
+		p.Setting.GOGC = Off
+	}
+	// The uncertainty of the runway ratio: its standard error, but no less
+	// than the 10% the cycle counts missed by at worst on real programs.
+	d := math.Max(2*m.RunwayRatioSE, 0.10*m.RunwayRatio)
+	mid := m.simulate(s, m.RunwayRatio, 0)
+	// With a memory limit the heap share also depends on non-heap memory,
+	// which the log does not show: the range covers ±nonHeapSpreadMiB.
+	spread := 0.0
+	if s.MemoryLimit > 0 {
+		spread = nonHeapSpreadMiB
+	}
+	lo := m.simulate(s, m.RunwayRatio+d, -spread) // a longer runway: fewer cycles
+	hi := m.simulate(s, math.Max(m.RunwayRatio-d, 0.05), spread)
+
+	p.PacedCycles = Range{float64(mid.paced), float64(lo.paced), float64(hi.paced)}
+	f := float64(mid.forced)
+	p.Cycles = Range{p.PacedCycles.Value + f, p.PacedCycles.Low + f, p.PacedCycles.High + f}
+	p.ForcedCycles = mid.forced
+
+	// The CPU range covers the cycle-count range and the scatter of single
+	// cycles' cost around the fitted line.
+	scatter := 2 * m.CostResidualMS * math.Sqrt(float64(max(mid.paced, 1)))
+	p.GCCPUMS = Range{mid.cpuMS, math.Max(math.Min(lo.cpuMS, mid.cpuMS)-scatter, m.ForcedCPUMS), math.Max(hi.cpuMS, mid.cpuMS) + scatter}
+	if m.WallS > 0 {
+		avail := m.WallS * 1000 * float64(m.Procs)
+		p.GCCPUFraction = Range{p.GCCPUMS.Value / avail, p.GCCPUMS.Low / avail, p.GCCPUMS.High / avail}
+	} else {
+		p.GCCPUFraction = Range{math.NaN(), math.NaN(), math.NaN()}
+	}
+	const mib = 1 << 20
+	p.PeakHeap = Range{mid.peakMiB * mib, math.Min(hi.peakMiB, mid.peakMiB) * mib, math.Max(lo.peakMiB, mid.peakMiB) * mib}
+	rss := func(peak float64) float64 {
+		return (peak*(1+retainExtra) + m.StacksMiB + m.GlobalsMiB + m.RuntimeOverheadMiB) * mib
+	}
+	p.RSS = Range{rss(p.PeakHeap.Value / mib), rss(p.PeakHeap.Low / mib), rss(p.PeakHeap.High / mib)}
+	if s.MemoryLimit > 0 {
+		// The scavenger returns memory to stay under the limit (it aims
+		// at 95% of it, reduceExtraPercent), as long as the heap fits.
+		for _, v := range []*float64{&p.RSS.Value, &p.RSS.Low, &p.RSS.High} {
+			if *v > float64(s.MemoryLimit) && mid.pinned == 0 {
+				*v = math.Max(float64(s.MemoryLimit), p.PeakHeap.Value)
+			}
+		}
+	}
+	p.GoalMiB = median(mid.goals)
+	p.LimitedCycles = mid.limited
+
+	p.Caveats = append(p.Caveats,
+		"the same work as the log is assumed: the same total allocation and the same live heap at the same point of it",
+		"GC CPU as a fraction assumes the same wall time; less GC usually also shortens the run")
+	if s.GOGC == Off && s.MemoryLimit == 0 {
+		p.Caveats = append(p.Caveats, fmt.Sprintf("GOGC=off without GOMEMLIMIT never collects: the heap grows by everything the program allocates (%s here) and a long-running program runs out of memory", FormatSize(int64(m.AllocatedMiB*mib))))
+	}
+	if s.MemoryLimit > 0 {
+		if m.GoMinor < 19 {
+			p.Caveats = append(p.Caveats, fmt.Sprintf("GOMEMLIMIT needs Go 1.19; the program's Go 1.%d ignores it", m.GoMinor))
+		}
+		p.Caveats = append(p.Caveats, fmt.Sprintf("the limit's heap share assumes %.1f MiB of non-heap memory (stacks, runtime overhead%s, and 5%% of the heap for free space in partly used spans)", m.nonHeap(limitMiB(s), m.StacksMiB), rssSource(m)))
+	}
+	if mid.paced < 5 && s.GOGC != Off {
+		p.Caveats = append(p.Caveats, "fewer than 5 cycles predicted: one cycle more or less is a large relative change")
+	}
+	if len(m.Warnings) > 0 {
+		p.Caveats = append(p.Caveats, m.Warnings...)
+	}
+	p.Risk, p.RiskReason = m.risk(s, mid, p)
+	return p
+}
+
+func limitMiB(s Setting) float64 { return float64(s.MemoryLimit) / (1 << 20) }
+
+func rssSource(m *Model) string {
+	if m.RuntimeOverheadMiB != nonHeapBaseMiB {
+		return ", from the RSS given"
+	}
+	return ", a fixed estimate"
+}
+
+// risk judges how close a setting runs to a GC death spiral.
+func (m *Model) risk(s Setting, sim simResult, p Prediction) (Risk, string) {
+	if s.MemoryLimit <= 0 || m.GoMinor < 19 {
+		return RiskNone, ""
+	}
+	limitMiB := float64(s.MemoryLimit) / (1 << 20)
+	share := limitHeapGoal(limitMiB, m.nonHeap(limitMiB, m.StacksMiB), 0).MiB
+	frac := p.GCCPUFraction.Value
+	// Extrapolate a growing live heap to when it fills the heap share.
+	grow := ""
+	if Valid(m.LiveSlopeMiBPerS) && m.LiveSlopeMiBPerS > 0 && m.LiveR2 > 0.5 && m.LiveMaxMiB < share {
+		t := (share - m.LiveMaxMiB) / m.LiveSlopeMiBPerS
+		grow = fmt.Sprintf("; the live heap grows by %.2f MiB/s and would fill it in about %.0f s", m.LiveSlopeMiBPerS, t)
+	}
+	switch {
+	case sim.pinned > 0 || m.LiveMaxMiB >= share:
+		return RiskHigh, fmt.Sprintf("the live heap (up to %.0f MiB) reaches the limit's heap share (about %.0f MiB): cycles run back to back until the GC CPU limiter caps GC at about 50%% of the CPU (Go 1.19+), and then the heap grows past the limit", m.LiveMaxMiB, share)
+	case Valid(frac) && frac >= 0.5:
+		return RiskHigh, fmt.Sprintf("GC would take about %.0f%% of the CPU: the GC CPU limiter caps it at about 50%% and the heap then exceeds the limit", frac*100)
+	case sim.minRunwayFrac < 0.25 || (Valid(frac) && frac >= 0.25):
+		return RiskMedium, fmt.Sprintf("the limit leaves a runway of only %.0f%% of the scanned heap at the live-heap peak (like GOGC=%.0f), so GC runs often and its CPU cost climbs as the live heap nears %.0f MiB%s", sim.minRunwayFrac*100, sim.minRunwayFrac*100, share, grow)
+	case sim.limited > 0 || grow != "":
+		return RiskLow, fmt.Sprintf("the limit sets the goal in %d of %d cycles, with room to spare (heap share about %.0f MiB, live heap up to %.0f MiB)%s", sim.limited, sim.paced+sim.forced, share, m.LiveMaxMiB, grow)
+	}
+	return RiskNone, ""
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.Inf(1)
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
