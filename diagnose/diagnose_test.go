@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/rules.md")
 
 func parseFile(t *testing.T, name string) *gctrace.Log {
 	t.Helper()
@@ -154,25 +151,6 @@ func TestRulesDocumented(t *testing.T) {
 		if strings.ToLower(r.ID) != r.ID || strings.Contains(r.ID, " ") {
 			t.Errorf("rule ID %q is not lower-case kebab", r.ID)
 		}
-	}
-}
-
-// TestCatalogue keeps docs/rules.md generated from the rules' own text.
-func TestCatalogue(t *testing.T) {
-	const path = "../docs/rules.md"
-	got := Catalogue()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != got {
-		t.Errorf("docs/rules.md is stale: run go test ./diagnose -run TestCatalogue -update")
 	}
 }
 

@@ -89,7 +89,7 @@ func Catalogue() string {
 	b.WriteString("stable: use it with `gcdoctor explain ID`, in `--json` output\n")
 	b.WriteString("(`findings[].id`) and to decide what fails a CI job.\n\n")
 	b.WriteString("This file is generated from the rules' own documentation\n")
-	b.WriteString("(`go test ./diagnose -run TestCatalogue -update`).\n\n")
+	b.WriteString("(`go test ./internal/cli -run TestCatalogue -update`).\n\n")
 	b.WriteString("| ID | title | severity | evidence |\n|---|---|---|---|\n")
 	for _, r := range rules {
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Title, r.Severity, r.Evidence)

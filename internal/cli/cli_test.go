@@ -171,7 +171,11 @@ func TestJSONKeysDocumented(t *testing.T) {
 	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--cycles", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
 	heapOut, _, _ := run(t, "", nil, "heap", "--json", "--ops", "100", "../../heapprof/testdata/profiles/copy.pprof")
 	whatOut, _, _ := run(t, "", nil, "whatif", "--json", "--memlimit", "64MiB", "--budget", "256MiB", "../../pacer/testdata/real/json-marshal.gogc100.r1.log")
-	var v, hv, wv any
+	lintOut, _, _ := run(t, "", nil, "lint", "--json", "--dir", "../../lint/testdata/mod", "./app")
+	var v, hv, wv, lv any
+	if err := json.Unmarshal([]byte(lintOut), &lv); err != nil {
+		t.Fatal(err)
+	}
 	if err := json.Unmarshal([]byte(whatOut), &wv); err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +203,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	walk(v)
 	walk(hv)
 	walk(wv)
+	walk(lv)
 	for k := range keys {
 		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue
@@ -217,4 +222,24 @@ func isKindName(k string) bool {
 		return true
 	}
 	return false
+}
+
+// TestCatalogue keeps docs/rules.md generated from the rules' and checks'
+// own documentation; -update rewrites it.
+func TestCatalogue(t *testing.T) {
+	const path = "../../docs/rules.md"
+	got := catalogue()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != got {
+		t.Errorf("docs/rules.md is stale: go test ./internal/cli -run TestCatalogue -update")
+	}
 }

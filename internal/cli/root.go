@@ -109,6 +109,7 @@ change, with numbers taken from the program's own evidence.
 		newHeapCmd(e),
 		newAttachCmd(e),
 		newWhatIfCmd(e),
+		newLintCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

@@ -366,3 +366,54 @@ func TestWhatIf(t *testing.T) {
 		}
 	}
 }
+
+// TestLint runs the source checks on the example module: the JSON has the
+// documented keys, SARIF is written, a broken package is reported and
+// still checked, and explain knows the checks.
+func TestLint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads packages")
+	}
+	dir := "../../lint/testdata/mod"
+	sarif := filepath.Join(t.TempDir(), "out.sarif")
+	stdout, stderr, code := run(t, "", nil, "lint", "--json", "--dir", dir, "--sarif", sarif, "./...")
+	if code != 1 || !strings.Contains(stderr, "do not compile") {
+		t.Errorf("exit %d (want 1 for the broken package), stderr %q", code, stderr)
+	}
+	var doc struct {
+		Diagnostics []struct {
+			Rule    string `json:"rule"`
+			File    string `json:"file"`
+			Line    int    `json:"line"`
+			Message string `json:"message"`
+		} `json:"diagnostics"`
+		Broken []struct {
+			Package string `json:"package"`
+		} `json:"broken_packages"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]bool{}
+	for _, d := range doc.Diagnostics {
+		if d.File == "" || d.Line == 0 || d.Message == "" {
+			t.Errorf("incomplete diagnostic %+v", d)
+		}
+		rules[d.Rule] = true
+	}
+	for _, r := range []string{"appendprealloc", "mapprealloc", "stringconcatloop", "timeafterloop", "forcedgc"} {
+		if !rules[r] {
+			t.Errorf("%s not reported; got %v", r, rules)
+		}
+	}
+	if len(doc.Broken) != 1 {
+		t.Errorf("broken packages: %+v", doc.Broken)
+	}
+	if data, err := os.ReadFile(sarif); err != nil || !strings.Contains(string(data), `"ruleId": "appendprealloc"`) {
+		t.Errorf("SARIF: %v", err)
+	}
+	out, _, code := run(t, "", nil, "explain", "timeafterloop")
+	if code != 0 || !strings.Contains(out, "## timeafterloop") || !strings.Contains(out, "1.23") {
+		t.Errorf("explain timeafterloop: exit %d\n%s", code, out)
+	}
+}

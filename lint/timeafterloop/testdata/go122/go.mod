@@ -1,0 +1,3 @@
+module example.com/go122
+
+go 1.22
