@@ -128,6 +128,8 @@ type Input struct {
 	Run     *RunInfo
 	// Heap is an allocation profile, when there is one.
 	Heap *HeapEvidence
+	// Trace is an analysed execution trace, when there is one.
+	Trace *TraceEvidence
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the
@@ -142,6 +144,7 @@ type Diagnosis struct {
 	Notes []string
 	// Heap is the allocation profile evidence, if any.
 	Heap      *HeapEvidence
+	Trace     *TraceEvidence
 	heapSites []*HeapSite
 }
 
@@ -167,7 +170,7 @@ func Diagnose(in *Input) *Diagnosis {
 		cp.Log = &gctrace.Log{}
 		in = &cp
 	}
-	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap}
+	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace}
 	ctx := newContext(in)
 	d.heapSites = ctx.heapSites()
 	var found []Finding

@@ -43,6 +43,10 @@ type jsonDoc struct {
 	Totals        jsonLogTotals `json:"totals"`
 	Heap          *jsonHeap     `json:"heap,omitempty"`
 	Sites         []jsonSite    `json:"sites,omitempty"`
+	Trace         *jsonTrace    `json:"trace,omitempty"`
+	GC            *jsonTraceGC  `json:"gc,omitempty"`
+	MMU           []jsonMMU     `json:"mmu,omitempty"`
+	Groups        []jsonGroup   `json:"goroutine_groups,omitempty"`
 }
 
 type jsonLogTotals struct {
@@ -286,6 +290,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		doc.Findings = append(doc.Findings, jf)
 	}
 	doc.Heap, doc.Sites = heapJSON(d)
+	doc.Trace, doc.GC, doc.MMU, doc.Groups = traceJSON(d)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -98,6 +98,7 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 		t.segmentTable(d)
 	}
 	t.heapSection(d)
+	t.traceSection(d)
 	t.findings(d)
 	for _, n := range d.Notes {
 		t.footnote(n)

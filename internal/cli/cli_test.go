@@ -172,6 +172,11 @@ func TestJSONKeysDocumented(t *testing.T) {
 	heapOut, _, _ := run(t, "", nil, "heap", "--json", "--ops", "100", "../../heapprof/testdata/profiles/copy.pprof")
 	whatOut, _, _ := run(t, "", nil, "whatif", "--json", "--memlimit", "64MiB", "--budget", "256MiB", "../../pacer/testdata/real/json-marshal.gogc100.r1.log")
 	lintOut, _, _ := run(t, "", nil, "lint", "--json", "--dir", "../../lint/testdata/mod", "./app")
+	traceOut, _, _ := run(t, "", nil, "trace", "--json", "../../exectrace/testdata/small.trace")
+	var tv any
+	if err := json.Unmarshal([]byte(traceOut), &tv); err != nil {
+		t.Fatal(err)
+	}
 	var v, hv, wv, lv any
 	if err := json.Unmarshal([]byte(lintOut), &lv); err != nil {
 		t.Fatal(err)
@@ -204,6 +209,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	walk(hv)
 	walk(wv)
 	walk(lv)
+	walk(tv)
 	for k := range keys {
 		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue
@@ -218,7 +224,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 
 func isKindName(k string) bool {
 	switch k {
-	case "text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error", "value", "low", "high":
+	case "text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error", "value", "low", "high", "channel", "select", "sync", "network", "sleep", "gc", "other":
 		return true
 	}
 	return false

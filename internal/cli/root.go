@@ -110,6 +110,8 @@ change, with numbers taken from the program's own evidence.
 		newAttachCmd(e),
 		newWhatIfCmd(e),
 		newLintCmd(e),
+		newTraceCmd(e),
+		newWorkersCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

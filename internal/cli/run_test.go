@@ -417,3 +417,102 @@ func TestLint(t *testing.T) {
 		t.Errorf("explain timeafterloop: exit %d\n%s", code, out)
 	}
 }
+
+// traceOf builds one of exectrace's generator programs and records a trace.
+func traceOf(t *testing.T, prog string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, prog)
+	if out, err := exec.Command("go", "build", "-o", bin, "../../exectrace/testdata/"+prog).CombinedOutput(); err != nil {
+		t.Fatalf("build %s: %v\n%s", prog, err, out)
+	}
+	tr := filepath.Join(dir, prog+".trace")
+	cmd := exec.Command(bin, append([]string{"-trace", tr}, args...)...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("run %s: %v\n%s", prog, err, out)
+	}
+	return tr
+}
+
+// TestTrace diagnoses real traces: seed 000's goroutine explosion, its
+// batched fix, and seed 004's oversized worker pool.
+func TestTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records traces")
+	}
+	ids := func(args ...string) ([]string, string) {
+		stdout, stderr, code := run(t, "", nil, append([]string{"trace", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var doc struct {
+			GC struct {
+				Cycles     int      `json:"cycles"`
+				STWTotalMS *float64 `json:"stw_total_ms"`
+				STWMaxMS   *float64 `json:"stw_max_ms"`
+			} `json:"gc"`
+			MMU []struct {
+				WindowMS    float64 `json:"window_ms"`
+				Utilization float64 `json:"utilization"`
+			} `json:"mmu"`
+			Groups []struct {
+				Name  string `json:"name"`
+				Count int    `json:"count"`
+			} `json:"goroutine_groups"`
+			Findings []struct {
+				ID string `json:"id"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.GC.Cycles == 0 || doc.GC.STWTotalMS == nil || doc.GC.STWMaxMS == nil || len(doc.MMU) == 0 || len(doc.Groups) == 0 {
+			t.Errorf("document lacks required figures: %.600s", stdout)
+		}
+		var out []string
+		for _, f := range doc.Findings {
+			out = append(out, f.ID)
+		}
+		return out, stdout
+	}
+	got, _ := ids(traceOf(t, "concat"))
+	if !slices.Contains(got, "goroutine-explosion") {
+		t.Errorf("explosion: findings %v", got)
+	}
+	got, _ = ids(traceOf(t, "concat", "-batched"))
+	if slices.Contains(got, "goroutine-explosion") {
+		t.Errorf("batched: findings %v", got)
+	}
+	pipe := traceOf(t, "pipeline", "-workers", "128")
+	got, _ = ids(pipe)
+	if !slices.Contains(got, "workers-cpu-starved") {
+		t.Errorf("128 workers on 2 P: findings %v", got)
+	}
+	out, stderr, code := run(t, "", nil, "workers", "--json", pipe)
+	var rec struct {
+		Workers int    `json:"workers"`
+		Range   [2]int `json:"range"`
+		Count   int    `json:"count"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rec) != nil || rec.Workers < 2 || rec.Workers >= rec.Count || rec.Range[1] < rec.Workers {
+		t.Errorf("workers: exit %d, %s %s", code, out, stderr)
+	}
+}
+
+func TestTraceBadInput(t *testing.T) {
+	for _, tt := range []struct{ file, want string }{
+		{"testdata/empty.log", "empty"},
+		{"testdata/nogc.log", "not"},
+		{"testdata/junk.bin", "junk.bin"},
+		{"testdata/missing.trace", "missing.trace"},
+	} {
+		_, stderr, code := run(t, "", nil, "trace", tt.file)
+		if code != 1 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q", tt.file, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package diagnose
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/workers"
+)
+
+// TraceEvidence is an analysed runtime execution trace.
+type TraceEvidence struct {
+	Name   string // the trace file
+	Result *exectrace.Result
+}
+
+// userGroups returns the trace's goroutine groups of the program's own code,
+// busiest first.
+func userGroups(r *exectrace.Result) []*exectrace.Group {
+	var gs []*exectrace.Group
+	for i := range r.Groups {
+		if !r.Groups[i].Runtime {
+			gs = append(gs, &r.Groups[i])
+		}
+	}
+	slices.SortStableFunc(gs, func(a, b *exectrace.Group) int {
+		return cmp.Compare(b.RunningMS+b.RunnableMS, a.RunningMS+a.RunnableMS)
+	})
+	return gs
+}
+
+// recommendWorkers sizes a worker group from its measured time split.
+func recommendWorkers(g *exectrace.Group, procs int) workers.Recommendation {
+	return workers.Recommend(workers.FromGroup(g), procs, workers.Options{})
+}

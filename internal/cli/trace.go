@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/workers"
+)
+
+func newTraceCmd(e *env) *cobra.Command {
+	var rf reportFlags
+	var df diagFlags
+	cmd := &cobra.Command{
+		Use:   "trace TRACE",
+		Short: "Diagnose a runtime execution trace: GC pauses, MMU, goroutine groups",
+		Long: `Reads a runtime execution trace (Go 1.22+: runtime/trace, go test -trace,
+/debug/pprof/trace, or a runtime/trace.FlightRecorder snapshot) in one
+streaming pass and reports GC cycles and every stop-the-world with its
+reason, GC CPU and who paid the assists, the minimum mutator utilization
+from 1 ms to 1 s, and goroutines grouped by start function: how long they
+ran, waited for a CPU, sat in syscalls or were blocked, and how fast they
+were created. Findings cover goroutine explosions, worker pools too large or
+too small for their work, and long stops.`,
+		Example: `  go test -run '^$' -bench . -trace trace.out ./pkg && gcdoctor trace trace.out
+  curl -so trace.out 'localhost:6060/debug/pprof/trace?seconds=5' && gcdoctor trace trace.out`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := rf.validate(); err != nil {
+				return err
+			}
+			if err := df.validate(); err != nil {
+				return err
+			}
+			res, err := e.analyzeTrace(args[0])
+			if res == nil {
+				return err
+			}
+			d := diagnose.Diagnose(&diagnose.Input{Trace: &diagnose.TraceEvidence{Name: args[0], Result: res}, GoVersion: df.goVersion})
+			if eerr := e.emit(cmd, d, &rf); eerr != nil {
+				return eerr
+			}
+			if err != nil {
+				return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", err)}
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	df.register(cmd)
+	return cmd
+}
+
+// analyzeTrace reads a trace with progress on a terminal. A truncated trace
+// returns partial results and the error.
+func (e *env) analyzeTrace(path string) (*exectrace.Result, error) {
+	pr := newProgress(e.stderr, path, 0)
+	defer pr.done()
+	res, err := exectrace.AnalyzeFile(path, exectrace.Options{Progress: pr.update})
+	var te *exectrace.TruncatedError
+	if err != nil && !errors.As(err, &te) {
+		return nil, err
+	}
+	return res, err
+}
+
+func newWorkersCmd(e *env) *cobra.Command {
+	var group string
+	var util float64
+	var chanWork, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "workers TRACE",
+		Short: "Recommend a worker count for a goroutine group from its measured time split",
+		Long: `Computes how many workers a pool needs from an execution trace of it:
+N = GOMAXPROCS × U × (1 + W/C), where C is the time the workers ran and W
+the time they waited on work outside the CPU (syscalls, network, sleep).
+Time spent runnable — waiting for a CPU — is not part of the work: it is
+what too many workers cause. docs/workers.md derives it.
+
+Without --group, the busiest group of the program's goroutines is sized.`,
+		Example: `  gcdoctor workers trace.out
+  gcdoctor workers --group main.worker --utilization 0.8 trace.out`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, err := e.analyzeTrace(args[0])
+			if res == nil {
+				return err
+			}
+			var g *exectrace.Group
+			if group != "" {
+				if g = res.Group(group); g == nil {
+					var names []string
+					for _, x := range res.Groups {
+						if !x.Runtime {
+							names = append(names, x.Name)
+						}
+					}
+					return &usageError{fmt.Errorf("no goroutine group %q in %s; groups: %s", group, args[0], strings.Join(names, ", "))}
+				}
+			} else {
+				for i := range res.Groups {
+					x := &res.Groups[i]
+					if !x.Runtime && (g == nil || x.RunningMS+x.RunnableMS+x.SyscallMS > g.RunningMS+g.RunnableMS+g.SyscallMS) {
+						g = x
+					}
+				}
+				if g == nil {
+					return fmt.Errorf("%s: no goroutines of the program in the trace", args[0])
+				}
+			}
+			rec := workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeWorkersJSON(out, g, rec)
+			}
+			fmt.Fprintf(out, "gcdoctor workers: %s in %s\n\n", g.Name, args[0])
+			fmt.Fprintf(out, "  now            %d goroutines\n", g.Count)
+			fmt.Fprintf(out, "  recommended    %d workers (range %d–%d)\n\n", rec.Workers, rec.Range[0], rec.Range[1])
+			fmt.Fprintf(out, "  running (C)    %s ms\n", fmtMS(g.RunningMS))
+			fmt.Fprintf(out, "  waiting (W)    %s ms   syscalls, network, sleep\n", fmtMS(rec.Inputs.Syscall.Seconds()*1000+rec.Inputs.IO.Seconds()*1000))
+			fmt.Fprintf(out, "  runnable       %s ms   waiting for a CPU: not part of W\n", fmtMS(g.RunnableMS))
+			fmt.Fprintf(out, "  GOMAXPROCS     %d, target utilization %s\n\n", rec.GOMAXPROCS, fmtMS(rec.Utilization))
+			for _, s := range rec.Explanation {
+				wrapTo(out, "  ", s, 80)
+			}
+			if err != nil {
+				return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", err)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")
+	cmd.Flags().Float64Var(&util, "utilization", 1, "target share of the CPUs the pool may keep busy, in (0, 1]")
+	cmd.Flags().BoolVar(&chanWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recommendation as JSON")
+	return cmd
+}
+
+func fmtMS(v float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
