@@ -29,6 +29,9 @@ func userGroups(r *exectrace.Result) []*exectrace.Group {
 	return gs
 }
 
+// groupRef is a goroutine group as the rules handle it.
+type groupRef = exectrace.Group
+
 // recommendWorkers sizes a worker group from its measured time split.
 func recommendWorkers(g *exectrace.Group, procs int) workers.Recommendation {
 	return workers.Recommend(workers.FromGroup(g), procs, workers.Options{})

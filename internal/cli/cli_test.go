@@ -177,6 +177,11 @@ func TestJSONKeysDocumented(t *testing.T) {
 	if err := json.Unmarshal([]byte(traceOut), &tv); err != nil {
 		t.Fatal(err)
 	}
+	diffOut, _, _ := run(t, "", nil, "diff", "--json", "../../compare/testdata/before.txt", "../../compare/testdata/after.txt")
+	var dv any
+	if err := json.Unmarshal([]byte(diffOut), &dv); err != nil {
+		t.Fatal(err)
+	}
 	var v, hv, wv, lv any
 	if err := json.Unmarshal([]byte(lintOut), &lv); err != nil {
 		t.Fatal(err)
@@ -210,6 +215,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	walk(wv)
 	walk(lv)
 	walk(tv)
+	walk(dv)
 	for k := range keys {
 		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue

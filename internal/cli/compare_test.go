@@ -1,0 +1,453 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// runCmp runs one of the comparing commands through a root that holds only
+// them, handling errors as env.run does, and returns stdout, stderr and the
+// exit code.
+func runCmp(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(string) string { return "" }}
+	root := &cobra.Command{Use: "gcdoctor", SilenceUsage: true, SilenceErrors: true}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(newDiffCmd(e), newSweepCmd(e), newBenchCmd(e))
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	err := root.Execute()
+	code := ExitOK
+	if err != nil {
+		var xe *exitError
+		var ue *usageError
+		switch {
+		case errors.As(err, &xe):
+			if xe.err != nil {
+				fmt.Fprintf(&errb, "gcdoctor: %v\n", xe.err)
+			}
+			code = xe.code
+		case errors.As(err, &ue) || isCobraUsageError(err):
+			fmt.Fprintf(&errb, "gcdoctor: %v\n", err)
+			code = ExitUsage
+		default:
+			fmt.Fprintf(&errb, "gcdoctor: %v\n", err)
+			code = ExitError
+		}
+	}
+	return out.String(), errb.String(), code
+}
+
+const (
+	benchBefore = "../../compare/testdata/before.txt"
+	benchAfter  = "../../compare/testdata/after.txt"
+	realLogs    = "../../pacer/testdata/real/"
+)
+
+// rowLine returns the line of a text table that starts with name, after
+// the section header that starts with section.
+func rowLine(t *testing.T, out, section, name string) string {
+	t.Helper()
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, section) {
+			in = true
+			continue
+		}
+		if in && l == "" {
+			in = false
+		}
+		if in && strings.HasPrefix(strings.TrimSpace(l), name) {
+			return l
+		}
+	}
+	t.Fatalf("no %q row in section %q:\n%s", name, section, out)
+	return ""
+}
+
+func TestDiffBenchmarks(t *testing.T) {
+	stdout, stderr, code := runCmp(t, "diff", "--color", "never", benchBefore, benchAfter)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	tests := []struct {
+		section, row string
+		want         []string // substrings of the row
+	}{
+		{"sec/op", "Join-2", []string{"-95.", "p=0.002 n=6", "±"}},
+		{"sec/op", "Itoa-2", []string{"~ (p="}},
+		{"B/op", "Join-2", []string{"-97.74%", "p=0.002"}},
+		{"allocs/op", "Itoa-2", []string{"~ (p=1.000 n=6)¹"}},
+	}
+	for _, tt := range tests {
+		line := rowLine(t, stdout, tt.section, tt.row)
+		for _, w := range tt.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%s %s: %q lacks %q", tt.section, tt.row, line, w)
+			}
+		}
+	}
+	if !strings.Contains(stdout, "¹ all samples are equal") {
+		t.Errorf("no footnote for equal samples:\n%s", stdout)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+}
+
+func TestDiffBenchmarksJSON(t *testing.T) {
+	stdout, stderr, code := runCmp(t, "diff", "--json", benchBefore, benchAfter)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		SchemaVersion int    `json:"schema_version"`
+		Kind          string `json:"kind"`
+		Columns       []struct {
+			Label string `json:"label"`
+		} `json:"columns"`
+		Rows []struct {
+			Benchmark, Metric string
+			Cells             []struct {
+				N      int       `json:"n"`
+				Values []float64 `json:"values"`
+				Median *float64  `json:"median"`
+				Delta  *struct {
+					Percent     *float64 `json:"percent"`
+					P           float64  `json:"p"`
+					Significant bool     `json:"significant"`
+					Improvement bool     `json:"improvement"`
+				} `json:"delta"`
+			} `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if doc.SchemaVersion != 1 || doc.Kind != "diff" || len(doc.Columns) != 2 {
+		t.Errorf("header: %+v", doc)
+	}
+	found := 0
+	for _, r := range doc.Rows {
+		if r.Metric != "sec/op" {
+			continue
+		}
+		if len(r.Cells) != 2 || r.Cells[0].Delta != nil || r.Cells[1].Delta == nil || r.Cells[1].N != 6 {
+			t.Fatalf("%s: cells %+v", r.Benchmark, r.Cells)
+		}
+		d := r.Cells[1].Delta
+		switch r.Benchmark {
+		case "Join-2":
+			found++
+			if !d.Significant || d.P >= 0.05 || !d.Improvement || d.Percent == nil || *d.Percent > -90 {
+				t.Errorf("Join-2: %+v", *d)
+			}
+		case "Itoa-2":
+			found++
+			if d.Significant {
+				t.Errorf("Itoa-2 significant: %+v", *d)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the 2 sec/op rows", found)
+	}
+}
+
+// TestDiffGCTrace compares three runs at GOGC=100 with three at GOGC=400:
+// the GC count drops by three quarters, but three runs a side can never
+// reach p < 0.05 with the U test (its smallest p-value for 3+3 is 0.1), so
+// the change must show as "~" with the warning that says so.
+func TestDiffGCTrace(t *testing.T) {
+	list := func(setting string) string {
+		var files []string
+		for r := 1; r <= 3; r++ {
+			files = append(files, fmt.Sprintf("%sjson-marshal.gogc%s.r%d.log", realLogs, setting, r))
+		}
+		return strings.Join(files, ",")
+	}
+	stdout, stderr, code := runCmp(t, "diff", "--color", "never", list("100"), list("400"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	line := rowLine(t, stdout, "per run", "GC count")
+	for _, w := range []string{"106", "26", "~ (p=0.100 n=3)"} {
+		if !strings.Contains(line, w) {
+			t.Errorf("GC count row %q lacks %q", line, w)
+		}
+	}
+	for _, w := range []string{"need >= 4 samples to detect a difference at alpha level 0.05", "need >= 6 samples for confidence interval", "GC CPU (%)", "p99 pause (ms)", "peak heap (MiB)"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+
+	// The JSON keeps the change even though it is not significant.
+	stdout, _, _ = runCmp(t, "diff", "--json", list("100"), list("400"))
+	var doc struct {
+		Rows []struct {
+			Metric string
+			Cells  []struct {
+				Median float64
+				Delta  *struct {
+					Percent     float64
+					Significant bool
+					Warnings    []string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) == 0 || doc.Rows[0].Metric != "GC count" {
+		t.Fatalf("rows: %+v", doc.Rows)
+	}
+	d := doc.Rows[0].Cells[1].Delta
+	if d == nil || d.Significant || d.Percent > -70 || len(d.Warnings) == 0 {
+		t.Errorf("GC count delta: %+v", d)
+	}
+}
+
+func TestDiffBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing", []string{"diff", "testdata/compare/does-not-exist.txt", benchAfter}, 1, "no such file"},
+		{"not evidence", []string{"diff", "../../compare/testdata/notbench.txt", benchAfter}, 1, "neither benchmark results nor gctrace output"},
+		{"nothing in common", []string{"diff", benchBefore, realLogs + "json-marshal.gogc100.r1.log"}, 1, "nothing to compare"},
+		{"one argument", []string{"diff", benchBefore}, 2, "accepts 2 arg"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmp(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: %q", stdout)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.want)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+				t.Errorf("stderr has %d lines: %q", n+1, stderr)
+			}
+		})
+	}
+}
+
+// allocProgram allocates 256 MiB in 64 KiB blocks while keeping 4 MiB
+// live: a fixed amount of work, so that GC counts compare across settings.
+const allocProgram = `package main
+
+import "os"
+
+func main() {
+	live := make([][]byte, 64)
+	for i := range 4096 {
+		live[i%64] = make([]byte, 64<<10)
+	}
+	if len(os.Args) > 1 {
+		os.Stderr.WriteString("failing as asked\n")
+		os.Exit(4)
+	}
+}
+`
+
+// buildAllocProgram builds allocProgram and returns its path.
+func buildAllocProgram(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("collect runs programs on Linux only")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte(allocProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "alloc")
+	cmd := exec.Command(goTool, "build", "-o", bin, src)
+	cmd.Env = append(os.Environ(), "GO111MODULE=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestSweep(t *testing.T) {
+	bin := buildAllocProgram(t)
+	stdout, stderr, code := runCmp(t, "sweep", "--json", "--gogc", "50,400", "--count", "3", "--", bin)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("stderr: %q", stderr)
+	}
+	var doc struct {
+		Kind    string
+		Command []string
+		Columns []struct {
+			Label string
+			GOGC  *int
+		}
+		Rows []struct {
+			Metric string
+			Cells  []struct {
+				N         int
+				Median    float64
+				Predicted *struct{ Value float64 }
+			}
+		}
+		Model *struct {
+			FromColumn int `json:"from_column"`
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if doc.Kind != "sweep" || len(doc.Columns) != 2 || doc.Columns[0].Label != "GOGC=50" || doc.Columns[1].GOGC == nil || *doc.Columns[1].GOGC != 400 {
+		t.Errorf("header: %+v", doc)
+	}
+	metrics := map[string]bool{}
+	for _, r := range doc.Rows {
+		metrics[r.Metric] = true
+		for i, c := range r.Cells {
+			// collect cannot always sample the RSS of so short a run.
+			if c.N != 3 && r.Metric != "peak RSS" {
+				t.Errorf("%s column %d: n=%d, want 3", r.Metric, i, c.N)
+			}
+		}
+		if r.Metric == "GC count" {
+			if r.Cells[0].Median <= r.Cells[1].Median {
+				t.Errorf("GC count at GOGC=50 (%v) not above GOGC=400 (%v)", r.Cells[0].Median, r.Cells[1].Median)
+			}
+			if doc.Model != nil && (r.Cells[0].Predicted == nil || r.Cells[1].Predicted == nil) {
+				t.Errorf("model fitted but no GC count prediction: %+v", r.Cells)
+			}
+		}
+	}
+	for _, m := range []string{"wall time", "peak RSS", "GC count", "GC CPU", "p99 pause", "peak heap"} {
+		if !metrics[m] {
+			t.Errorf("no %s row", m)
+		}
+	}
+
+	// The text report fits in 80 columns and names the baseline.
+	stdout, _, code = runCmp(t, "sweep", "--color", "never", "--gogc", "50,400", "--count", "1", "--", bin)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"GC count", "vs GOGC=50", "GOGC=400"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("text lacks %q:\n%s", w, stdout)
+		}
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if n := len([]rune(l)); n > 80 {
+			t.Errorf("line of %d columns: %q", n, l)
+		}
+	}
+}
+
+func TestSweepBadInput(t *testing.T) {
+	bin := buildAllocProgram(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"failing program", []string{"sweep", "--count", "1", "--", bin, "fail"}, 1, "exit status 4: failing as asked"},
+		{"missing program", []string{"sweep", "--count", "1", "--", "testdata/compare/no-such-program"}, 1, "no-such-program"},
+		{"no dash", []string{"sweep", bin}, 2, "put the program after --"},
+		{"bad gogc", []string{"sweep", "--gogc", "fast", "--", bin}, 2, "--gogc fast"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCmp(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: %q", stdout)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.want)
+			}
+			if n := strings.Count(strings.TrimSpace(stderr), "\n"); n != 0 {
+				t.Errorf("stderr has %d lines: %q", n+1, stderr)
+			}
+		})
+	}
+}
+
+func TestBench(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("collect runs programs on Linux only")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	stdout, stderr, code := runCmp(t, "bench", "--json", "--gogc", "100,400", "--count", "2",
+		"--benchtime", "2000x", "--bench", "Join", "../../compare/testdata/benchsrc", "--", "-test.cpu=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Kind string
+		Rows []struct {
+			Benchmark, Metric string
+			Cells             []struct{ N int }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	seen := map[string]bool{}
+	for _, r := range doc.Rows {
+		seen[r.Benchmark+" "+r.Metric] = true
+		if r.Metric == "peak RSS" {
+			continue // unknown for a run too short to be sampled
+		}
+		if len(r.Cells) != 2 || r.Cells[0].N != 2 || r.Cells[1].N != 2 {
+			t.Errorf("%s %s: cells %+v", r.Benchmark, r.Metric, r.Cells)
+		}
+	}
+	for _, w := range []string{"Join sec/op", "Join B/op", "Join allocs/op", " GC count", " wall time"} {
+		if !seen[w] {
+			t.Errorf("no row %q in %v", w, seen)
+		}
+	}
+	if doc.Kind != "bench" || seen["Itoa sec/op"] {
+		t.Errorf("kind %q, rows %v", doc.Kind, seen)
+	}
+
+	_, stderr, code = runCmp(t, "bench", "--count", "1", "./testdata/compare/no-such-package")
+	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "no-such-package") {
+		t.Errorf("missing package: exit %d, stderr %q", code, stderr)
+	}
+}

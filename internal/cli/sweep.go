@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/compare"
+	"github.com/gcdoctor/gcdoctor/pacer"
+)
+
+func newSweepCmd(e *env) *cobra.Command {
+	var cf compareFlags
+	var gogcs, limits []string
+	var count int
+	cmd := &cobra.Command{
+		Use:   "sweep --gogc A,B,... [flags] -- CMD [ARGS...]",
+		Short: "Run a program under several GOGC and GOMEMLIMIT settings and compare them",
+		Long: `Runs CMD --count times under each setting, the settings interleaved so that
+a drift of the machine affects them alike, and compares the settings: the
+median of each figure with its 95% confidence interval, and the change from
+the first setting (the baseline) with the p-value of a Mann-Whitney U test,
+"~" when it cannot be told from noise. The figures are the wall time, the
+CPU time, the peak RSS, and from each run's gctrace the GC count, GC CPU,
+p99 pause and peak heap. Beside them are the predictions of the pacer model
+(as 'gcdoctor whatif' makes them) fitted from the first baseline run, to
+show how far the model can be trusted for this program.
+
+Every --gogc is combined with every --memlimit. The program's output is
+discarded; it must exit with status 0 every time, and should do the same
+work in every run.`,
+		Example: `  gcdoctor sweep --gogc 50,100,200 -- ./batchjob -in data.csv
+  gcdoctor sweep --gogc 100,off --memlimit 512MiB --count 8 -- ./server -selftest`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := cf.validate(); err != nil {
+				return err
+			}
+			if cmd.ArgsLenAtDash() != 0 {
+				return &usageError{errors.New("put the program after --, as in: gcdoctor sweep --gogc 50,200 -- ./prog")}
+			}
+			if count < 1 {
+				return &usageError{errors.New("--count must be at least 1")}
+			}
+			settings, err := parseSettings(gogcs, limits)
+			if err != nil {
+				return err
+			}
+			return e.runSweep(cmd, args, settings, count, &cf)
+		},
+	}
+	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "200"}, "GOGC values to compare, the first the baseline (numbers or off)")
+	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
+	cmd.Flags().IntVar(&count, "count", compare.DefaultCount, "runs per setting")
+	cf.register(cmd)
+	return cmd
+}
+
+// parseSettings combines every GOGC with every memory limit, in order.
+func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
+	limitValues := []int64{0}
+	if len(limits) > 0 {
+		limitValues = nil
+		for _, l := range limits {
+			v, err := pacer.ParseMemoryLimit(l)
+			if err != nil {
+				return nil, &usageError{fmt.Errorf("--memlimit %s: %v", l, err)}
+			}
+			limitValues = append(limitValues, v)
+		}
+	}
+	var settings []pacer.Setting
+	for _, g := range gogcs {
+		v, err := pacer.ParseGOGC(g)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--gogc %s: %v", g, err)}
+		}
+		for _, l := range limitValues {
+			settings = append(settings, pacer.Setting{GOGC: v, MemoryLimit: l})
+		}
+	}
+	if len(settings) == 0 {
+		return nil, &usageError{errors.New("--gogc: give at least one value")}
+	}
+	return settings, nil
+}
+
+// runProgress shows which run is under way, on a terminal only, on one
+// line that is cleared at the end, so that logs and tests stay clean.
+type runProgress struct {
+	w     io.Writer
+	what  string
+	tty   bool
+	shown bool
+}
+
+func newRunProgress(w io.Writer, what string) *runProgress {
+	return &runProgress{w: w, what: what, tty: isTerminal(w)}
+}
+
+func (p *runProgress) update(done, total int, s pacer.Setting) {
+	if !p.tty {
+		return
+	}
+	p.shown = true
+	if done == total {
+		fmt.Fprintf(p.w, "\r\x1b[K")
+		return
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s: run %d of %d (%s)", p.what, done+1, total, compare.SettingLabel(s))
+}
+
+func (p *runProgress) done() {
+	if p.shown {
+		fmt.Fprintf(p.w, "\r\x1b[K")
+	}
+}
+
+// interruptible returns a context cancelled by SIGINT or SIGTERM, so that
+// Ctrl-C stops the program under test (collect sends it SIGTERM) and the
+// sweep.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *compareFlags) error {
+	ctx, stop := interruptible()
+	defer stop()
+	pr := newRunProgress(e.stderr, "sweep")
+	res, err := compare.Sweep(ctx, compare.SweepSpec{
+		Path: args[0], Args: args[1:], Settings: settings, Count: count,
+		Progress: pr.update, ToolVersion: version(),
+	})
+	pr.done()
+	if err != nil {
+		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
+	}
+	return e.emitTable(cmd, res.Table(), cf)
+}
