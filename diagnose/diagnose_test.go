@@ -208,3 +208,21 @@ func TestVersionBoundaries(t *testing.T) {
 		t.Errorf("rss-over-heap fired without RSS samples")
 	}
 }
+
+func TestClassifyMaps(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{"m := make(map[string]int)", patMap},
+		{"m := make(map[string]int, len(recs))", patOther},
+		{"idx := make(map[int][]string, n)", patOther},
+		{"m[k] = v", patMap},
+		{"seen := map[string]bool{}", patMap},
+	}
+	for _, tt := range tests {
+		s := &HeapSite{Text: tt.line}
+		if got := classify(s); got != tt.want {
+			t.Errorf("classify(%q) = %s, want %s", tt.line, got, tt.want)
+		}
+	}
+}

@@ -70,6 +70,7 @@ var (
 	reConcat     = regexp.MustCompile(`\+=|"\s*\+|\+\s*"`)
 	reConversion = regexp.MustCompile(`\bstring\(|\[\]byte\(|\[\]rune\(`)
 	reMakeMap    = regexp.MustCompile(`make\(map\[|map\[[^\]]+\][^{(]*\{`)
+	reSizedMap   = regexp.MustCompile(`make\(map\[[^\]]+\][^,()]*(\([^()]*\))?[^,()]*,`) // already has a size hint
 	reMapAssign  = regexp.MustCompile(`^\s*\w+(\.\w+)*\[[^\]]+\]\s*=[^=]`)
 	reFmt        = regexp.MustCompile(`\bfmt\.(Sprint|Sprintf|Sprintln|Errorf)\(`)
 )
@@ -99,7 +100,7 @@ func classify(s *HeapSite) string {
 		return patAppend
 	case reFmt.MatchString(t):
 		return patFmt
-	case reMakeMap.MatchString(t) || reMapAssign.MatchString(t):
+	case (reMakeMap.MatchString(t) && !reSizedMap.MatchString(t)) || reMapAssign.MatchString(t):
 		return patMap
 	case reConcat.MatchString(t):
 		return patConcat

@@ -20,8 +20,9 @@ ends, marking runs all the time, and assists slow every allocating
 goroutine. The runtime caps the GC at about 50% of the CPU and then lets the
 heap exceed the limit, so the process is both slow and over its budget, and
 in a container it is eventually killed.`,
-		Detection: `At least 3 cycles; in half of them or more the live heap is ≥ 95% of the
-goal, and marking runs ≥ 50% of the wall time.`,
+		Detection: `At least 5 cycles; in half of them or more the live heap is ≥ 95% of the
+goal, and marking runs ≥ 50% of the wall time. Not reported for a program
+run by gcdoctor with no GOMEMLIMIT and a finite GOGC: nothing caps its goal.`,
 		Remedy: `Make room between the live heap and the limit: raise GOMEMLIMIT (keep it
 5–10% below a container's memory limit, and well above the live heap), or
 reduce the live heap. Do not run GOGC=off with a limit close to the live
@@ -37,7 +38,13 @@ pattern means GOGC is set very low.`,
 
 func checkDeathSpiral(c *context, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
-	if sm.Cycles < 3 || sm.AtGoalCycles*2 < sm.Cycles || !gctrace.Valid(sm.MarkWallPct) || sm.MarkWallPct < 50 {
+	if sm.Cycles < 5 || sm.AtGoalCycles*2 < sm.Cycles || !gctrace.Valid(sm.MarkWallPct) || sm.MarkWallPct < 50 {
+		return nil
+	}
+	if c.in.Run != nil && c.in.GOMEMLIMIT == "" && c.gogcKnown && !c.off {
+		// A run whose environment was seen, with no memory limit and a
+		// finite GOGC: nothing caps the goal, so this is a heap growing
+		// faster than the GC, not a spiral (live-heap-growth, heap-overshoot).
 		return nil
 	}
 	f := &Finding{Severity: Critical, score: sm.MarkWallPct}

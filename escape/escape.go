@@ -146,7 +146,10 @@ func sameFile(have, want string) bool {
 		return true
 	}
 	if filepath.IsAbs(want) && filepath.IsAbs(have) {
-		return false
+		// The same source in two checkouts: a profile recorded by a
+		// build elsewhere (CI, another machine) names the file under
+		// that build's root. The directory and file name must agree.
+		return lastElems(have, 2) == lastElems(want, 2) && strings.Count(have, "/") >= 2
 	}
 	a, b := have, want
 	if len(a) < len(b) {
@@ -154,6 +157,18 @@ func sameFile(have, want string) bool {
 	}
 	b = strings.TrimPrefix(b, "./")
 	return strings.HasSuffix(a, "/"+b)
+}
+
+// lastElems returns the last n elements of a slash-separated path.
+func lastElems(p string, n int) string {
+	i := len(p)
+	for ; n > 0 && i > 0; n-- {
+		i = strings.LastIndexByte(p[:i], '/')
+		if i < 0 {
+			return p
+		}
+	}
+	return p[i+1:]
 }
 
 // Analyze builds the packages matching patterns in module directory dir

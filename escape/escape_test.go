@@ -251,3 +251,21 @@ func TestParseOdd(t *testing.T) {
 		t.Errorf("skipped %d lines, want 4", rep.Skipped)
 	}
 }
+
+func TestSameFileAcrossCheckouts(t *testing.T) {
+	tests := []struct {
+		have, want string
+		same       bool
+	}{
+		{"/tmp/clean/heapprof/testdata/scenarios/bigbuf.go", "/work/main/heapprof/testdata/scenarios/bigbuf.go", true},
+		{"/a/pkg/x.go", "/b/other/x.go", false},
+		{"/a/pkg/x.go", "pkg/x.go", true},
+		{"/a/pkg/x.go", "/a/pkg/x.go", true},
+		{"/x.go", "/y/x.go", false},
+	}
+	for _, tt := range tests {
+		if got := sameFile(tt.have, tt.want); got != tt.same {
+			t.Errorf("sameFile(%q, %q) = %v, want %v", tt.have, tt.want, got, tt.same)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+// Command problem is seed 000's second example: an HTTP handler that
+// allocates a fresh 10 MB buffer for every request. It serves on loopback
+// and drives itself with -requests requests from -clients clients.
+//
+// gcdoctor heap reports heap-large-buffer on the handler's make line;
+// gcdoctor run reports alloc-churn.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/gcdoctor/gcdoctor/examples/internal/memprof"
+)
+
+const bufSize = 10 << 20
+
+func handle(w http.ResponseWriter, r *http.Request) {
+	buf := make([]byte, bufSize)
+	fmt.Fprintln(w, render(buf))
+}
+
+// render stands for the work done with the buffer: it touches every page.
+func render(buf []byte) int {
+	sum := 0
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = byte(i >> 12)
+		sum += int(buf[i])
+	}
+	return sum
+}
+
+func main() {
+	requests := flag.Int("requests", 300, "requests to send")
+	clients := flag.Int("clients", 4, "concurrent clients")
+	flag.Parse()
+	defer memprof.Start()()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(handle)}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	url := "http://" + ln.Addr().String() + "/"
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range *clients {
+		wg.Go(func() {
+			for range jobs {
+				resp, err := http.Get(url)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	for i := range *requests {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	fmt.Fprintln(os.Stderr, "requests:", *requests)
+}

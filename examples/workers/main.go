@@ -1,0 +1,73 @@
+// Command workers is seed 004's pipeline: -jobs jobs, each some CPU work (a
+// hash over a buffer) and a write system call, spread over -workers worker
+// goroutines. With many more workers than GOMAXPROCS (the problem, e.g.
+// -workers 256 on 2 CPUs) the workers mostly wait for a P and contend on the
+// shared output; with -workers equal to GOMAXPROCS (the fix) they do not.
+// -trace FILE writes an execution trace of the run, where that shows.
+package main
+
+import (
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/trace"
+	"sync"
+
+	"github.com/gcdoctor/gcdoctor/examples/internal/memprof"
+)
+
+func main() {
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	jobs := flag.Int("jobs", 20000, "jobs to process")
+	size := flag.Int("size", 8<<10, "bytes hashed per job")
+	traceFile := flag.String("trace", "", "write an execution trace to this file")
+	flag.Parse()
+	defer memprof.Start()()
+
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if err := trace.Start(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		defer trace.Stop()
+	}
+
+	out, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer out.Close()
+
+	in := make(chan int, *workers)
+	var wg sync.WaitGroup
+	for range *workers {
+		wg.Go(func() {
+			buf := make([]byte, *size)
+			for j := range in {
+				for i := range buf {
+					buf[i] = byte(i + j)
+				}
+				sum := sha256.Sum256(buf)
+				if _, err := out.Write(sum[:]); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+			}
+		})
+	}
+	for j := range *jobs {
+		in <- j
+	}
+	close(in)
+	wg.Wait()
+	fmt.Fprintln(os.Stderr, "jobs:", *jobs, "workers:", *workers)
+}
