@@ -58,8 +58,10 @@ cat <<'TAIL'
 - **stw**: 10 000 parked goroutines with 32 KB stacks and 200 000 finalizers
   give pauses of a few milliseconds at most on Go 1.26 (stacks are scanned
   concurrently since Go 1.8): `stw-long` does not fire, which is the finding.
-- **workers**: the check waits for `gcdoctor trace`; the program writes the
-  trace with `-trace FILE`.
+- **workers**: the program writes an execution trace with `-trace FILE`;
+  `gcdoctor trace` reads it and `gcdoctor workers` computes the pool size.
+- **gccpu** runs at GOGC=50 (both variants), as a service that trades CPU
+  for memory does: at the default the same work sits at the 10% threshold.
 - **xlsx** runs 50 000 rows × 10 cells (`-rows` to change it) to stay within
   a few seconds.
 TAIL
