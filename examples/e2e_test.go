@@ -447,7 +447,7 @@ var rows = []row{
 		evidence: "run", figures: rssFigures, heavy: true},
 	{scenario: "rssheld", seed: "003",
 		problem: variant{pkg: "rssheld/problem"}, fixed: variant{pkg: "rssheld/fixed"},
-		evidence: "run", rule: "rss-over-heap", documented: true, heavy: true},
+		evidence: "run", rule: "rss-held-idle", heavy: true},
 	{scenario: "workers", seed: "004",
 		problem: variant{pkg: "workers", args: []string{"-workers", "256"}}, fixed: variant{pkg: "workers", args: []string{"-workers", "2"}},
 		evidence: "trace", rule: "workers-cpu-starved"},

@@ -48,13 +48,12 @@ cat <<'TAIL'
   GC CPU); the scenario's check is the measured peak heap (at least 2× the
   GOGC=100 run's — about 5× in theory, less when a loaded machine makes the
   GOGC=100 run overshoot its goal) and the number of cycles (at most half).
-- **rssheld**: on Go 1.26 the freed pages of a 300 MB peak stay resident as
-  long as no cycle runs after the drop (the heap goal still allows the peak,
-  so the scavenger keeps them); `debug.FreeOSMemory()` once after the peak
-  returns them at once. `rss-over-heap` compares the *peak* RSS with the
-  *peak* heap, which are equal here, so it does not report memory held after
-  a peak. GODEBUG=madvdontneed=1 is the Go 1.12–1.15 remedy and does not
-  apply.
+- **rssheld**: the problem drops 300 MB after its peak and idles; no GC
+  runs after the drop, so the memory stays resident. `rss-over-heap`
+  compares peak RSS with peak heap, which are equal here; `rss-held-idle`
+  reads the RSS samples of the idle tail and fires. The fix calls
+  debug.FreeOSMemory() once and ends near 4 MiB. GODEBUG=madvdontneed=1 is
+  the Go 1.12–1.15 remedy and does not apply.
 - **stw**: 10 000 parked goroutines with 32 KB stacks and 200 000 finalizers
   give pauses of a few milliseconds at most on Go 1.26 (stacks are scanned
   concurrently since Go 1.8): `stw-long` does not fire, which is the finding.
