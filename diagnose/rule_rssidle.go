@@ -20,7 +20,7 @@ so no cycle runs (until the runtime's two-minute periodic GC) and the
 process keeps its peak footprint: in a container, memory the others cannot
 have; on a node, a candidate for the OOM killer.`,
 		Detection: `Needs RSS samples (gcdoctor run) and a single process: after the last GC
-cycle the program runs on for at least 2 s (and a fifth of its run)
+cycle the program runs on for at least 1 s (and a fifth of its run)
 without another cycle, while its RSS stays at 64 MiB or more and at least
 half of its peak.`,
 		Remedy: `If the data is no longer needed, call debug.FreeOSMemory() once after the
@@ -47,7 +47,7 @@ func checkRSSIdle(c *context) []*Finding {
 	lastGC := time.Duration(sm.EndS * float64(time.Second))
 	end := in.RSS[len(in.RSS)-1].Elapsed
 	idle := end - lastGC
-	if idle < 2*time.Second || float64(idle) < 0.2*float64(end) {
+	if idle < time.Second || float64(idle) < 0.2*float64(end) {
 		return nil
 	}
 	// RSS over the idle tail, leaving half a second for the last cycle's
