@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcdoctor/gcdoctor/escape"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
 
@@ -224,5 +225,18 @@ func TestClassifyMaps(t *testing.T) {
 		if got := classify(s); got != tt.want {
 			t.Errorf("classify(%q) = %s, want %s", tt.line, got, tt.want)
 		}
+	}
+}
+
+func TestClassifyBoxing(t *testing.T) {
+	boxedSite := escape.Site{Kind: escape.EscapesToHeap, Expr: "v", Message: "v escapes to heap",
+		Chain: []escape.Step{{Text: "from any(v) (interface-converted)", Reason: "interface-converted"}}}
+	s := &HeapSite{Text: "sink = any(v)", Escapes: []escape.Site{boxedSite}}
+	if got := classify(s); got != patBoxing {
+		t.Errorf("interface conversion classified %s", got)
+	}
+	s = &HeapSite{Text: "s = append(s, v)", Escapes: []escape.Site{boxedSite}}
+	if got := classify(s); got != patAppend {
+		t.Errorf("append with a boxed value classified %s, want the more specific %s", got, patAppend)
 	}
 }

@@ -58,6 +58,7 @@ const (
 	patConversion   = "conversion"
 	patFmt          = "fmt"
 	patLargeValue   = "large-value"
+	patBoxing       = "boxing" // moved to the heap by an interface conversion or a closure
 	patOther        = "other"
 	minSiteShare    = 0.05     // a site must carry 5% of the bytes to be worth a finding
 	minSiteBytes    = 1 << 20  // and at least 1 MiB: shares of a tiny total say nothing
@@ -90,6 +91,9 @@ func classify(s *HeapSite) string {
 			return patLargeValue
 		}
 	}
+	if boxed(s) {
+		return patBoxing
+	}
 	t := s.Text
 	switch {
 	case t == "" && s.AvgSize >= largeAllocBytes:
@@ -110,6 +114,24 @@ func classify(s *HeapSite) string {
 		return patLargeBuffer
 	}
 	return patOther
+}
+
+// boxed reports whether the compiler moved the line's value to the heap
+// because it was converted to an interface or captured by a closure, with
+// no more specific pattern (append, +=, a large buffer) on the line.
+func boxed(s *HeapSite) bool {
+	t := s.Text
+	if t != "" && (reAppend.MatchString(t) || reConcat.MatchString(t) || reFmt.MatchString(t)) {
+		return false
+	}
+	for _, e := range s.Escapes {
+		for _, r := range e.Reasons() {
+			if r == "interface-converted" || r == "captured by a closure" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // heapSites returns the ranked sites with their explanations, computed once
