@@ -19,6 +19,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/escape"
+	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
@@ -229,6 +230,14 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 		}
 		return nil, fmt.Errorf("demo: %s server: %v", v, ferr)
 	}
+	// For the problem server, record two seconds of execution trace while
+	// the load runs: the diagnosis then covers goroutines and pauses too.
+	traceDone := make(chan *diagnose.TraceEvidence, 1)
+	if v == demo.Problem {
+		go func() { traceDone <- demoTrace(ctx, url) }()
+	} else {
+		traceDone <- nil
+	}
 	prog := newProgress(e.stderr, string(v)+" server", 0)
 	load, lerr := demo.Load(ctx, demo.LoadSpec{URL: url + "/work", Requests: requests, Concurrency: concurrency, MaxDuration: demoPhaseLimit}, func(n, total int) {
 		if prog.tty && time.Since(prog.start) > time.Second {
@@ -238,6 +247,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	})
 	prog.done()
 	after, ferr := demo.FetchGCStats(ctx, url)
+	tr := <-traceDone
 	var heap *diagnose.HeapEvidence
 	if v == demo.Problem && ferr == nil {
 		heap = demoHeap(ctx, url)
@@ -265,6 +275,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 		heap.Ops = int64(load.Requests) // the profile covers the server's whole life: the load
 		in.Heap = heap
 	}
+	in.Trace = tr
 	d := diagnose.Diagnose(in)
 	run := &demoRun{variant: v, load: load, diag: d, peakRSS: r.res.PeakRSS}
 	if len(d.Log.Segments) > 0 {
@@ -422,4 +433,28 @@ func wrapTo(w io.Writer, head, text string, width int) {
 		line += word
 	}
 	fmt.Fprintln(w, line)
+}
+
+// demoTrace records two seconds of the server's execution trace and
+// analyses it; any failure only leaves the trace out.
+func demoTrace(ctx context.Context, base string) *diagnose.TraceEvidence {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"/debug/pprof/trace?seconds=2", nil)
+	if err != nil {
+		return nil
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	res, err := exectrace.Analyze(resp.Body, exectrace.Options{})
+	if err != nil || res == nil {
+		return nil
+	}
+	return &diagnose.TraceEvidence{Name: "2 s trace of the problem server", Result: res}
 }
