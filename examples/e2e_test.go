@@ -395,6 +395,10 @@ var rows = []row{
 	{scenario: "forcedgc", seed: "000 ex. 1",
 		problem: variant{pkg: "forcedgc/problem"}, fixed: variant{pkg: "forcedgc/fixed"},
 		evidence: "lint", rule: "forcedgc"},
+	// All rounds at once, as in the seed, for the trace.
+	{scenario: "forcedgc", seed: "000 ex. 1",
+		problem: variant{pkg: "forcedgc/problem", args: []string{"-pace", "0"}}, fixed: variant{pkg: "forcedgc/fixed", args: []string{"-pace", "0"}},
+		evidence: "trace", rule: "goroutine-explosion"},
 	{scenario: "bigbuf", seed: "000 ex. 2",
 		problem: variant{pkg: "bigbuf/problem"}, fixed: variant{pkg: "bigbuf/fixed"},
 		evidence: "heap", rule: "heap-large-buffer"},

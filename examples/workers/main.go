@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/trace"
 	"sync"
 
 	"github.com/gcdoctor/gcdoctor/examples/internal/memprof"
@@ -22,23 +21,8 @@ func main() {
 	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
 	jobs := flag.Int("jobs", 20000, "jobs to process")
 	size := flag.Int("size", 8<<10, "bytes hashed per job")
-	traceFile := flag.String("trace", "", "write an execution trace to this file")
 	flag.Parse()
-	defer memprof.Start()()
-
-	if *traceFile != "" {
-		f, err := os.Create(*traceFile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		if err := trace.Start(f); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		defer trace.Stop()
-	}
+	defer memprof.Start()() // -memprofile and -trace
 
 	out, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {

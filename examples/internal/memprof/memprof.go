@@ -1,7 +1,8 @@
-// Package memprof gives every example program the same -memprofile flag:
-// when it is set, every allocation is recorded (runtime.MemProfileRate = 1,
+// Package memprof gives every example program the same evidence flags.
+// With -memprofile every allocation is recorded (runtime.MemProfileRate = 1,
 // so that the profile is the same from run to run) and an allocs profile is
-// written when the program ends.
+// written when the program ends; with -trace an execution trace of the whole
+// run is written.
 package memprof
 
 import (
@@ -10,18 +11,41 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
-var path = flag.String("memprofile", "", "write an allocs profile (every allocation recorded) to this file at exit")
+var (
+	path      = flag.String("memprofile", "", "write an allocs profile (every allocation recorded) to this file at exit")
+	tracePath = flag.String("trace", "", "write an execution trace of the run to this file")
+)
 
 // Start must be called right after flag.Parse. It returns the function that
 // writes the profile; call it (or defer it) when the work is done.
 func Start() (stop func()) {
+	stopTrace := func() {}
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "trace:", err)
+			os.Exit(1)
+		}
+		stopTrace = func() {
+			trace.Stop()
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "trace:", err)
+				os.Exit(1)
+			}
+		}
+	}
 	if *path == "" {
-		return func() {}
+		return stopTrace
 	}
 	runtime.MemProfileRate = 1
 	return func() {
+		stopTrace()
 		runtime.GC()
 		f, err := os.Create(*path)
 		if err == nil {
