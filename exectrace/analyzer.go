@@ -639,8 +639,8 @@ func (a *analyzer) finish() *Result {
 
 	gc := &res.GC
 	gc.Cycles = a.cycles
-	gc.MarkWallMS = a.markQ.sum
-	gc.MarkWallMaxMS = a.markQ.max
+	gc.MarkWallMS = a.markQ.Sum()
+	gc.MarkWallMaxMS = a.markQ.Max()
 	gc.STW = a.stwAll.stats()
 	gc.GCSTW = a.stwGCQ.stats()
 	gc.OtherSTW = a.stwOther.stats()

@@ -2,80 +2,31 @@ package exectrace
 
 import (
 	"math"
-	"slices"
 
-	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/gcdoctor/gcdoctor/internal/quantile"
 )
 
-// exactLimit is how many samples a quantiles keeps exactly; beyond it they
-// move into a DDSketch (1% relative error), so a trace with millions of
-// pauses still summarises in a few KiB.
-const exactLimit = 4096
+// quantiles accumulates samples (ms) for percentile queries; an empty one
+// answers 0, as the result types expect.
+type quantiles struct{ quantile.Sample }
 
-// quantiles accumulates samples (ms) for percentile queries.
-type quantiles struct {
-	exact  []float64
-	sketch *ddsketch.DDSketch
-	n      int
-	sum    float64
-	max    float64
-}
+func (q *quantiles) add(v float64) { q.Add(v) }
 
-func (q *quantiles) add(v float64) {
-	q.n++
-	q.sum += v
-	q.max = max(q.max, v)
-	if q.sketch == nil {
-		if len(q.exact) < exactLimit {
-			q.exact = append(q.exact, v)
-			return
-		}
-		s, err := ddsketch.NewDefaultDDSketch(0.01)
-		if err != nil {
-			panic(err) // the accuracy is a valid constant
-		}
-		for _, x := range q.exact {
-			s.Add(sketchValue(x))
-		}
-		q.sketch, q.exact = s, nil
-	}
-	q.sketch.Add(sketchValue(v))
-}
-
-// sketchValue maps zero into the sketch's positive range: 1 ns, far below
-// the trace's resolution in ms.
-func sketchValue(v float64) float64 { return max(v, 1e-6) }
-
-// quantile returns the p-quantile by the nearest-rank method (0 when empty).
 func (q *quantiles) quantile(p float64) float64 {
-	if q.n == 0 {
+	if q.N() == 0 {
 		return 0
 	}
-	if p >= 1 {
-		return q.max
-	}
-	if q.sketch != nil {
-		v, err := q.sketch.GetValueAtQuantile(p)
-		if err != nil {
-			return q.max
-		}
-		return min(v, q.max)
-	}
-	if !slices.IsSorted(q.exact) {
-		slices.Sort(q.exact)
-	}
-	rank := int(math.Ceil(p * float64(len(q.exact))))
-	return q.exact[max(rank, 1)-1]
+	return q.Quantile(p)
 }
 
 func (q *quantiles) stats() PauseStats {
 	return PauseStats{
-		Count:   q.n,
-		TotalMS: q.sum,
+		Count:   q.N(),
+		TotalMS: q.Sum(),
 		P50MS:   q.quantile(0.50),
 		P95MS:   q.quantile(0.95),
 		P99MS:   q.quantile(0.99),
-		MaxMS:   q.max,
+		MaxMS:   q.Max(),
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -242,18 +241,6 @@ func TestFastPathAgrees(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Errorf("only %d lines took the fast path", n)
-	}
-}
-
-func TestNth(t *testing.T) {
-	for _, s := range [][]float64{{1}, {3, 1, 2}, {5, 5, 5, 1}, {9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, {0.1, 0.1, 0.2, 0.05, 3, 0.1}} {
-		want := slices.Clone(s)
-		slices.Sort(want)
-		for k := range s {
-			if got := nth(slices.Clone(s), k); got != want[k] {
-				t.Errorf("nth(%v, %d) = %v, want %v", s, k, got, want[k])
-			}
-		}
 	}
 }
 

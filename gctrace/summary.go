@@ -1,6 +1,10 @@
 package gctrace
 
-import "math"
+import (
+	"math"
+
+	"github.com/gcdoctor/gcdoctor/internal/quantile"
+)
 
 // Summary holds the key figures of one segment (one process run). Times are
 // in the units their names say; heap sizes are MiB as the runtime prints
@@ -100,7 +104,7 @@ func Valid(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // the pause quantiles, which are bounded too).
 type accum struct {
 	s        Summary
-	pauses   quantiles
+	pauses   quantile.Sample
 	minHeap  int64 // MiB; goals at or below it count as the minimum heap
 	hasTime  bool
 	prev     Cycle
@@ -168,7 +172,7 @@ func (a *accum) add(c *Cycle) {
 
 	p, np := c.Pauses()
 	for _, v := range p[:np] {
-		a.pauses.add(v)
+		a.pauses.Add(v)
 		if v > s.MaxPauseMS || s.MaxPauseLine == 0 {
 			if v > s.MaxPauseMS {
 				s.MaxPauseMS = v
@@ -276,12 +280,12 @@ func (a *accum) finish() Summary {
 	if s.MinGoalMB == math.MaxInt64 {
 		s.MinGoalMB, s.MaxGoalMB = -1, -1
 	}
-	s.Pauses = a.pauses.n
-	s.PauseTotalMS = a.pauses.sum
-	s.P50PauseMS = a.pauses.quantile(0.50)
-	s.P95PauseMS = a.pauses.quantile(0.95)
-	s.P99PauseMS = a.pauses.quantile(0.99)
-	s.PausesApprox = a.pauses.approximate()
+	s.Pauses = a.pauses.N()
+	s.PauseTotalMS = a.pauses.Sum()
+	s.P50PauseMS = a.pauses.Quantile(0.50)
+	s.P95PauseMS = a.pauses.Quantile(0.95)
+	s.P99PauseMS = a.pauses.Quantile(0.99)
+	s.PausesApprox = a.pauses.Approximate()
 	mark := s.CPU.Assist + s.CPU.Background + s.CPU.Idle
 	s.AssistPercent = nan
 	if mark > 0 {

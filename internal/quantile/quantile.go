@@ -1,4 +1,6 @@
-package gctrace
+// Package quantile holds samples for percentile queries in bounded memory:
+// exactly for small inputs, within 1% relative error for large ones.
+package quantile
 
 import (
 	"math"
@@ -6,14 +8,13 @@ import (
 	"github.com/DataDog/sketches-go/ddsketch"
 )
 
-// exactLimit is how many samples a quantiles keeps exactly. Beyond it the
+// exactLimit is how many samples a Sample keeps exactly. Beyond it the
 // samples move into a DDSketch, whose relative error is bounded (1%), so a
-// process with millions of cycles still summarises in a few KiB.
+// process or trace with millions of pauses still summarises in a few KiB.
 const exactLimit = 4096
 
-// quantiles accumulates samples (pause times, ms) and answers percentile
-// queries: exactly for small inputs, within 1% relative error for large ones.
-type quantiles struct {
+// Sample accumulates non-negative values. The zero value is empty and ready.
+type Sample struct {
 	exact  []float64
 	sketch *ddsketch.DDSketch
 	n      int
@@ -21,7 +22,8 @@ type quantiles struct {
 	max    float64
 }
 
-func (q *quantiles) add(v float64) {
+// Add records a value.
+func (q *Sample) Add(v float64) {
 	q.n++
 	q.sum += v
 	q.max = max(q.max, v)
@@ -42,13 +44,25 @@ func (q *quantiles) add(v float64) {
 	q.sketch.Add(sketchValue(v))
 }
 
-// sketchValue maps zero pauses into the sketch's positive range: 0 ms
-// becomes 1 ns, far below the 1 µs resolution of gctrace.
+// sketchValue maps zero into the sketch's positive range: 1e-6, far below
+// the resolution of any figure recorded here.
 func sketchValue(v float64) float64 { return max(v, 1e-6) }
 
-// quantile returns the p-quantile (0 ≤ p ≤ 1) by the nearest-rank method, or
-// NaN when there are no samples.
-func (q *quantiles) quantile(p float64) float64 {
+// N returns the number of values added.
+func (q *Sample) N() int { return q.n }
+
+// Sum returns the sum of the values added.
+func (q *Sample) Sum() float64 { return q.sum }
+
+// Max returns the largest value added, 0 when empty.
+func (q *Sample) Max() float64 { return q.max }
+
+// Approximate reports whether quantiles come from the sketch.
+func (q *Sample) Approximate() bool { return q.sketch != nil }
+
+// Quantile returns the p-quantile (0 ≤ p ≤ 1) by the nearest-rank method,
+// or NaN when there are no values. It may reorder the stored values.
+func (q *Sample) Quantile(p float64) float64 {
 	if q.n == 0 {
 		return math.NaN()
 	}
@@ -58,7 +72,7 @@ func (q *quantiles) quantile(p float64) float64 {
 	if q.sketch != nil {
 		v, err := q.sketch.GetValueAtQuantile(p)
 		if err != nil {
-			return math.NaN()
+			return q.max
 		}
 		return min(v, q.max)
 	}
@@ -67,8 +81,8 @@ func (q *quantiles) quantile(p float64) float64 {
 }
 
 // nth returns the k-th smallest value of s (0-based), reordering s. A
-// selection is linear where a sort is not, and a summary asks for only a
-// few percentiles.
+// selection is linear where a sort is not, and callers ask for a few
+// percentiles only.
 func nth(s []float64, k int) float64 {
 	lo, hi := 0, len(s)-1
 	for lo < hi {
@@ -109,6 +123,3 @@ func nth(s []float64, k int) float64 {
 	}
 	return s[k]
 }
-
-// approximate reports whether quantiles come from the sketch.
-func (q *quantiles) approximate() bool { return q.sketch != nil }
