@@ -59,6 +59,20 @@ type SweepResult struct {
 	ModelErr error
 	// CPUMeasured reports whether the runs' CPU time could be measured.
 	CPUMeasured bool
+	// Failures lists the runs that failed; a setting whose run failed is
+	// not run again, and the others go on.
+	Failures []Failure
+}
+
+// Failure is a run that failed: a non-zero exit, or no GC cycle.
+type Failure struct {
+	Setting pacer.Setting
+	Run     int // 1-based
+	Err     error
+}
+
+func (f Failure) Error() string {
+	return fmt.Sprintf("%s, run %d: %v", SettingLabel(f.Setting), f.Run, f.Err)
 }
 
 // SettingLabel names a setting as its environment does: "GOGC=50",
@@ -100,8 +114,10 @@ func SettingEnv(env []string, s pacer.Setting) []string {
 // so that a drift of the machine (thermal throttling, a noisy neighbour)
 // touches every setting alike instead of biasing the comparison.
 //
-// A run that fails (non-zero exit, no GC cycle) stops the sweep with an
-// error naming it: figures from a failing program compare nothing.
+// A run that fails (non-zero exit, no GC cycle) is recorded in Failures with
+// its exit status and last line of output, and its setting is not run
+// again: figures from a failing program compare nothing, but the other
+// settings still do. Sweep returns an error only when every setting failed.
 func Sweep(ctx context.Context, s SweepSpec) (*SweepResult, error) {
 	if len(s.Settings) == 0 {
 		return nil, errors.New("no settings to compare")
@@ -118,10 +134,15 @@ func Sweep(ctx context.Context, s SweepSpec) (*SweepResult, error) {
 		Runs: make([][]Run, len(s.Settings)), CPUMeasured: true}
 	total := count * len(s.Settings)
 	done := 0
+	failed := make([]bool, len(s.Settings))
 	for rep := range count {
 		for i, set := range s.Settings {
 			if err := ctx.Err(); err != nil {
 				return nil, err
+			}
+			if failed[i] {
+				done++
+				continue
 			}
 			if s.Progress != nil {
 				s.Progress(done, total, set)
@@ -131,7 +152,13 @@ func Sweep(ctx context.Context, s SweepSpec) (*SweepResult, error) {
 			fit := rep == 0 && i == 0
 			r, err := s.runOnce(ctx, env, set, fit, res)
 			if err != nil {
-				return nil, fmt.Errorf("%s, run %d of %d: %w", SettingLabel(set), rep+1, count, err)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				failed[i] = true
+				res.Failures = append(res.Failures, Failure{Setting: set, Run: rep + 1, Err: err})
+				done++
+				continue
 			}
 			res.CPUMeasured = res.CPUMeasured && !isNaN(r.CPUS)
 			res.Runs[i] = append(res.Runs[i], r)
@@ -140,6 +167,9 @@ func Sweep(ctx context.Context, s SweepSpec) (*SweepResult, error) {
 	}
 	if s.Progress != nil {
 		s.Progress(done, total, s.Settings[len(s.Settings)-1])
+	}
+	if len(res.Failures) == len(s.Settings) {
+		return nil, res.Failures[0]
 	}
 	return res, nil
 }

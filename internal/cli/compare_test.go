@@ -267,7 +267,7 @@ func main() {
 	for i := range 4096 {
 		live[i%64] = make([]byte, 64<<10)
 	}
-	if len(os.Args) > 1 {
+	if len(os.Args) > 1 || os.Getenv("GOGC") == "7" {
 		os.Stderr.WriteString("failing as asked\n")
 		os.Exit(4)
 	}
@@ -449,5 +449,56 @@ func TestBench(t *testing.T) {
 	_, stderr, code = runCmp(t, "bench", "--count", "1", "./testdata/compare/no-such-package")
 	if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "no-such-package") {
 		t.Errorf("missing package: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSweepOneSettingFails: the failing setting is reported with its exit
+// status and output, and the others still run and are compared.
+func TestSweepOneSettingFails(t *testing.T) {
+	bin := buildAllocProgram(t)
+	stdout, stderr, code := runCmp(t, "sweep", "--gogc", "100,7,400", "--count", "2", "--", bin)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stderr, "GOGC=7, run 1: exit status 4: failing as asked") {
+		t.Errorf("stderr %q does not name the failing setting and its output", stderr)
+	}
+	if !strings.Contains(stdout, "GOGC=400") || !strings.Contains(stdout, "GC count") {
+		t.Errorf("the other settings were not compared:\n%s", stdout)
+	}
+}
+
+// TestSweepSameSettingTwice: two columns of the same setting must not
+// differ significantly.
+func TestSweepSameSettingTwice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("12 runs")
+	}
+	bin := buildAllocProgram(t)
+	stdout, stderr, code := runCmp(t, "sweep", "--json", "--gogc", "100,100", "--count", "6", "--", bin)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Rows []struct {
+			Metric string `json:"metric"`
+			Cells  []struct {
+				Delta *struct {
+					Significant bool   `json:"significant"`
+					Text        string `json:"text"`
+				} `json:"delta"`
+			} `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Rows {
+		if r.Metric != "GC count" && r.Metric != "peak heap" {
+			continue // times and RSS can drift on a busy machine
+		}
+		if d := r.Cells[1].Delta; d == nil || d.Significant {
+			t.Errorf("%s: the same setting differs from itself: %+v", r.Metric, d)
+		}
 	}
 }

@@ -142,5 +142,14 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
 	}
-	return e.emitTable(cmd, res.Table(), cf)
+	for _, f := range res.Failures {
+		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v (this setting was not run again)\n", strings.Join(args, " "), f)
+	}
+	if err := e.emitTable(cmd, res.Table(), cf); err != nil {
+		return err
+	}
+	if len(res.Failures) > 0 {
+		return &exitError{code: ExitError}
+	}
+	return nil
 }
