@@ -19,9 +19,10 @@ hundreds or thousands of goroutines in the run queue at once. They spend
 their lives waiting for a P rather than running, each holds a stack the GC
 must scan, and the scheduler's and the collector's work grows with them.`,
 		Detection: `A group of the program's goroutines (same start function) with at least 100
-goroutines created during the trace, typically living through less than 80%
-of it (a goroutine per item rather than a pool), whose time waiting for a P
-(runnable) is at least 5× their running time.`,
+goroutines created during the trace and at least 64 (and 8 × GOMAXPROCS)
+alive at once, typically living through less than 80% of it (a goroutine
+per item rather than a pool), whose time waiting for a P (runnable) is at
+least 5× their running time.`,
 		Remedy: `Bound the concurrency: a fixed pool of workers reading from a channel,
 errgroup.Group with SetLimit, a semaphore channel, or batches with a
 WaitGroup per batch. Size the pool with gcdoctor workers.`,
@@ -89,7 +90,11 @@ func checkExplosion(c *context) []*Finding {
 	}
 	var out []*Finding
 	for _, g := range userGroups(t.Result) {
-		if g.Created < 100 || g.RunnableMS < 5*g.RunningMS || g.RunnableMS <= 0 || longLived(t, g) {
+		// Many alive at once is what makes an explosion; a burst of short
+		// goroutines that run a few at a time only looks like one on a
+		// busy machine.
+		peakFloor := max(64, 8*t.Result.Procs.GOMAXPROCS)
+		if g.Created < 100 || g.PeakLive < peakFloor || g.RunnableMS < 5*g.RunningMS || g.RunnableMS <= 0 || longLived(t, g) {
 			continue
 		}
 		f := &Finding{Severity: Warning, score: g.RunnableMS}
