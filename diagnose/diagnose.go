@@ -146,6 +146,30 @@ type Diagnosis struct {
 	Heap      *HeapEvidence
 	Trace     *TraceEvidence
 	heapSites []*HeapSite
+	// FirstActions asks the report for a "what to do first" list (see
+	// Actions): the doctor's summary of all the evidence.
+	FirstActions bool
+}
+
+// Actions returns what to do first: at most n findings, warnings and
+// critical ones before information, in the order the rules rank them (a
+// pinned heap before GC CPU, code fixes before tuning), one per rule.
+func (d *Diagnosis) Actions(n int) []Finding {
+	var out []Finding
+	seen := map[string]bool{}
+	for _, minSev := range []Severity{Warning, Info} {
+		for _, f := range d.Findings {
+			if len(out) == n {
+				return out
+			}
+			if f.Severity < minSev || seen[f.ID] {
+				continue
+			}
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // MaxSeverity returns the highest severity among the findings, and false

@@ -47,6 +47,7 @@ type jsonDoc struct {
 	GC            *jsonTraceGC  `json:"gc,omitempty"`
 	MMU           []jsonMMU     `json:"mmu,omitempty"`
 	Groups        []jsonGroup   `json:"goroutine_groups,omitempty"`
+	Actions       []jsonAction  `json:"actions,omitempty"`
 }
 
 type jsonLogTotals struct {
@@ -203,6 +204,17 @@ type jsonFinding struct {
 	Also     int            `json:"also_in_segments"`
 }
 
+// jsonAction is one entry of "what to do first".
+type jsonAction struct {
+	Rank     int            `json:"rank"`
+	ID       string         `json:"id"`
+	Severity string         `json:"severity"`
+	Title    string         `json:"title"`
+	Where    []jsonLocation `json:"where"`
+	Remedy   string         `json:"remedy"`
+	Verify   string         `json:"verify"`
+}
+
 type jsonEvidence struct {
 	Label  string `json:"label"`
 	Value  num    `json:"value"`
@@ -291,6 +303,15 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	}
 	doc.Heap, doc.Sites = heapJSON(d)
 	doc.Trace, doc.GC, doc.MMU, doc.Groups = traceJSON(d)
+	if d.FirstActions {
+		for i, f := range d.Actions(5) {
+			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Where: []jsonLocation{}}
+			for _, l := range f.Where {
+				a.Where = append(a.Where, jsonLocation{File: l.File, Line: l.Line, EndLine: l.EndLine})
+			}
+			doc.Actions = append(doc.Actions, a)
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

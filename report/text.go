@@ -100,6 +100,9 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	t.heapSection(d)
 	t.traceSection(d)
 	t.findings(d)
+	if d.FirstActions {
+		t.actions(d)
+	}
 	for _, n := range d.Notes {
 		t.footnote(n)
 	}
@@ -318,6 +321,31 @@ func (t *textWriter) findings(d *diagnose.Diagnosis) {
 		t.wrap("    Verify: ", "            ", f.Verify)
 	}
 	t.printf("\n  %s\n", t.style(ansiDim, "gcdoctor explain ID tells more about a rule."))
+}
+
+// actions prints what to do first: the doctor's ranked summary.
+func (t *textWriter) actions(d *diagnose.Diagnosis) {
+	acts := d.Actions(5)
+	if len(acts) == 0 {
+		return
+	}
+	t.printf("\n%s\n", t.style(ansiBold, "What to do first"))
+	for i, f := range acts {
+		where := ""
+		if len(f.Where) > 0 {
+			where = " (" + t.source(f.Where[0].String()) + ")"
+		}
+		t.wrap(fmt.Sprintf("  %d. ", i+1), "     ", f.Title+where+": "+firstSentence(f.Remedy))
+		t.wrap("     ", "     ", t.style(ansiDim, "Verify: "+f.Verify))
+	}
+}
+
+// firstSentence returns text up to its first full stop.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i > 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
 // source shortens "input:12-30" to "lines 12-30" when there is one input.

@@ -182,6 +182,26 @@ func TestJSONKeysDocumented(t *testing.T) {
 	if err := json.Unmarshal([]byte(diffOut), &dv); err != nil {
 		t.Fatal(err)
 	}
+	// A bundle assembled from fixtures: gctrace, an allocs profile, a trace.
+	bdir := t.TempDir()
+	for src, dst := range map[string]string{
+		corpus + "seed002-go110-4P.log":                 "gctrace.log",
+		"../../heapprof/testdata/profiles/bigbuf.pprof": "allocs.pb.gz",
+		"../../exectrace/testdata/small.trace":          "trace.out",
+	} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bdir, dst), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docOut, docErr, _ := run(t, "", nil, "doctor", "--json", bdir)
+	var docv any
+	if err := json.Unmarshal([]byte(docOut), &docv); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, docErr)
+	}
 	var v, hv, wv, lv any
 	if err := json.Unmarshal([]byte(lintOut), &lv); err != nil {
 		t.Fatal(err)
@@ -216,6 +236,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	walk(lv)
 	walk(tv)
 	walk(dv)
+	walk(docv)
 	for k := range keys {
 		if k == "line_kinds" || strings.Contains(string(doc), "`"+k+"`") || strings.Contains(string(doc), "."+k+"`") {
 			continue

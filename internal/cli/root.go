@@ -115,6 +115,7 @@ change, with numbers taken from the program's own evidence.
 		newSweepCmd(e),
 		newBenchCmd(e),
 		newDiffCmd(e),
+		newDoctorCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
@@ -514,5 +515,78 @@ func TestTraceBadInput(t *testing.T) {
 		if code != 1 || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%s: exit %d, stderr %q", tt.file, code, stderr)
 		}
+	}
+}
+
+// TestDoctor joins all the evidence of a live demo server (attached over
+// loopback) and checks the summary; then a bundle with parts missing or
+// corrupt, and a program run directly.
+func TestDoctor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("attaches to a server under load")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addr := make(chan net.Addr, 1)
+	go demo.ServeWithPprof(ctx, demo.Problem, "127.0.0.1:0", func(a net.Addr) { addr <- a })
+	base := "http://" + (<-addr).String()
+	go demo.Load(ctx, demo.LoadSpec{URL: base + "/work", Requests: 200, Concurrency: 2}, nil)
+	time.Sleep(300 * time.Millisecond) // let the load start before the trace
+	dir := filepath.Join(t.TempDir(), "ev")
+	stdout, stderr, code := run(t, "", nil, "doctor", "--json", "--seconds", "1", "--out", dir, base)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Actions []struct {
+			ID     string `json:"id"`
+			Remedy string `json:"remedy"`
+			Verify string `json:"verify"`
+		} `json:"actions"`
+		Sites  []json.RawMessage `json:"sites"`
+		Groups []json.RawMessage `json:"goroutine_groups"`
+		Notes  []string          `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Actions) == 0 || len(doc.Actions) > 5 || len(doc.Sites) == 0 || len(doc.Groups) == 0 {
+		t.Fatalf("doctor document lacks actions, sites or groups: %.800s", stdout)
+	}
+	var ids []string
+	for _, a := range doc.Actions {
+		ids = append(ids, a.ID)
+		if a.Remedy == "" || a.Verify == "" {
+			t.Errorf("action %s without remedy or verify", a.ID)
+		}
+	}
+	if !slices.Contains(ids, "heap-large-buffer") {
+		t.Errorf("the 10 MB buffer is not among the actions %v", ids)
+	}
+	// The attach bundle has no gctrace: the diagnosis says so.
+	if !strings.Contains(strings.Join(doc.Notes, " "), "no gctrace.log") {
+		t.Errorf("missing gctrace not named in notes %v", doc.Notes)
+	}
+
+	// A corrupt trace is left out and named; the rest is diagnosed.
+	if err := os.WriteFile(filepath.Join(dir, "trace.out"), []byte("go 1.23 trace\x00\x00\x00garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = run(t, "", nil, "doctor", dir)
+	if code != 0 || !strings.Contains(stderr, "trace.out") {
+		t.Errorf("corrupt trace: exit %d, stderr %q", code, stderr)
+	}
+
+	// A program run directly: its forced GCs come first.
+	out, stderr, code := run(t, "", nil, "doctor", "--", buildGCLoop(t), "-rounds", "5000")
+	if code != 0 || !strings.Contains(out, "What to do first") || !strings.Contains(out, "forces garbage collections") {
+		t.Errorf("doctor -- CMD: exit %d\n%s\n%s", code, out, stderr)
+	}
+
+	// Nothing readable at all: one clear line, exit 1.
+	empty := t.TempDir()
+	_, stderr, code = run(t, "", nil, "doctor", empty)
+	if code != 1 || !strings.Contains(stderr, "no evidence") {
+		t.Errorf("empty bundle: exit %d, stderr %q", code, stderr)
 	}
 }
