@@ -272,7 +272,7 @@ func lastOutputLine(path string) string {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
-		if l == "" || strings.HasPrefix(l, "gc ") || strings.HasPrefix(l, "scvg") || strings.HasPrefix(l, "scav") {
+		if l == "" || strings.HasPrefix(l, "gc ") || strings.HasPrefix(l, "scvg") || strings.HasPrefix(l, "scav") || gcFragment(l) {
 			continue
 		}
 		last = l
@@ -281,6 +281,19 @@ func lastOutputLine(path string) string {
 		last = last[:200] + "…"
 	}
 	return last
+}
+
+// gcFragment reports whether a line is a piece of a gctrace line: the
+// runtime prints a line in several writes, and a program that exits while
+// the collector prints leaves the tail ("MB, 4 MB goal, …, 2 P") on a line
+// of its own, or the program's own message cuts a gc line in two.
+func gcFragment(l string) bool {
+	for _, m := range []string{"MB goal", "MB stacks", "ms clock", "ms cpu", "MB, ", " P (forced)", "s 0%", "%: "} {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return strings.HasSuffix(l, " P") || strings.HasSuffix(l, "MB") || strings.HasSuffix(l, " MB,")
 }
 
 // Table returns the sweep as a comparison table: a row per figure, a
