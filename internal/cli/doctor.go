@@ -133,30 +133,8 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 		return nil, nil, err
 	}
 	defer b.Close()
-	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
+	in := bundleInput(b, df)
 	var notes []string
-	if m := b.Meta(); m != nil {
-		if in.GoVersion == "" {
-			in.GoVersion = m.GoVersion
-		}
-		if in.GOGC == "" {
-			in.GOGC = m.GOGC
-		}
-		in.GOMEMLIMIT = m.GOMEMLIMIT
-		in.PeakRSS = m.PeakRSSBytes
-		if len(m.Command) > 0 {
-			run := &diagnose.RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes,
-				GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
-				NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
-			if m.ExitCode != nil {
-				run.ExitCode = *m.ExitCode
-			}
-			in.Run = run
-		}
-	}
-	if rss, err := b.RSS(); err == nil {
-		in.RSS = rss
-	}
 	name := func(f string) string { return strings.TrimSuffix(path, "/") + "/" + f }
 	found := 0
 	if b.Has(bundle.GCTraceFile) {

@@ -179,30 +179,7 @@ func (e *env) runBundle(cmd *cobra.Command, path string, rf *reportFlags, df *di
 	if !b.Has(bundle.GCTraceFile) {
 		return fmt.Errorf("%s: no %s in this bundle (files: %s)", path, bundle.GCTraceFile, strings.Join(b.Names(), ", "))
 	}
-	m := b.Meta()
-	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
-	if m != nil {
-		if in.GoVersion == "" {
-			in.GoVersion = m.GoVersion
-		}
-		if in.GOGC == "" {
-			in.GOGC = m.GOGC
-		}
-		in.GOMEMLIMIT = m.GOMEMLIMIT
-		in.PeakRSS = m.PeakRSSBytes
-		if len(m.Command) > 0 {
-			run := &diagnose.RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes,
-				GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
-				NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
-			if m.ExitCode != nil {
-				run.ExitCode = *m.ExitCode
-			}
-			in.Run = run
-		}
-	}
-	if rss, err := b.RSS(); err == nil {
-		in.RSS = rss
-	}
+	in := bundleInput(b, df)
 	f, err := b.Open(bundle.GCTraceFile)
 	if err != nil {
 		return err
@@ -225,4 +202,33 @@ func (e *env) runBundle(cmd *cobra.Command, path string, rf *reportFlags, df *di
 		return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", errs[len(errs)-1])}
 	}
 	return nil
+}
+
+// bundleInput starts a diagnosis input from what a bundle recorded about its
+// run (meta.json and rss.csv); flags given by the user take precedence.
+func bundleInput(b *bundle.Bundle, df *diagFlags) *diagnose.Input {
+	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
+	if m := b.Meta(); m != nil {
+		if in.GoVersion == "" {
+			in.GoVersion = m.GoVersion
+		}
+		if in.GOGC == "" {
+			in.GOGC = m.GOGC
+		}
+		in.GOMEMLIMIT = m.GOMEMLIMIT
+		in.PeakRSS = m.PeakRSSBytes
+		if len(m.Command) > 0 {
+			run := &diagnose.RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes,
+				GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
+				NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
+			if m.ExitCode != nil {
+				run.ExitCode = *m.ExitCode
+			}
+			in.Run = run
+		}
+	}
+	if rss, err := b.RSS(); err == nil {
+		in.RSS = rss
+	}
+	return in
 }
