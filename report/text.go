@@ -315,7 +315,7 @@ func (t *textWriter) findings(d *diagnose.Diagnosis) {
 			}
 		}
 		for _, c := range f.Caveats {
-			t.printf("      %s\n", t.style(ansiDim, "caveat: "+c))
+			t.wrap("      caveat: ", "        ", c)
 		}
 		t.wrap("    Fix:    ", "            ", f.Remedy)
 		t.wrap("    Verify: ", "            ", f.Verify)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/exectrace"
@@ -116,8 +117,9 @@ func (t *textWriter) traceSection(d *diagnose.Diagnosis) {
 	if r.Partial {
 		t.printf("  %s\n", t.style(ansiYellow, "PARTIAL: the trace is cut short; figures cover what could be read"))
 	}
-	t.printf("  %-13s %d cycles, marking %s ms of wall time, GC CPU %s%% (%s%% with idle workers)\n", "GC", g.Cycles, fmtNum(g.MarkWallMS), fmtNum(g.CPU.Fraction*100), fmtNum(g.CPU.FractionWithIdle*100))
-	t.printf("  %-13s %d stops, p50 %s, p99 %s, max %s ms, %s ms in all\n", "STW", g.STW.Count, fmtNum(g.STW.P50MS), fmtNum(g.STW.P99MS), fmtNum(g.STW.MaxMS), fmtNum(g.STW.TotalMS))
+	row := func(label, value string) { t.wrap(fmt.Sprintf("  %-13s ", label), strings.Repeat(" ", 16), value) }
+	row("GC", fmt.Sprintf("%d cycles, marking %s ms of wall time, GC CPU %s%% (%s%% with idle workers)", g.Cycles, fmtNum(g.MarkWallMS), fmtNum(g.CPU.Fraction*100), fmtNum(g.CPU.FractionWithIdle*100)))
+	row("STW", fmt.Sprintf("%d stops, p50 %s, p99 %s, max %s ms, %s ms in all", g.STW.Count, fmtNum(g.STW.P50MS), fmtNum(g.STW.P99MS), fmtNum(g.STW.MaxMS), fmtNum(g.STW.TotalMS)))
 	var mmu string
 	for _, w := range []float64{1, 10, 100, 1000} {
 		for _, p := range r.MMU.Points {
