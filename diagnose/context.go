@@ -17,7 +17,9 @@ type context struct {
 	off  bool // GOGC=off
 	// gogcKnown reports whether GOGC came from the program's environment.
 	gogcKnown bool
-	sites     []*HeapSite // see heapSites
+	sites     []*HeapSite     // see heapSites
+	lint      []LintFinding   // the source checks' findings, ranked
+	tuning    *TuningEvidence // the pacer model, when asked for
 }
 
 func newContext(in *Input) *context {

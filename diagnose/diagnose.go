@@ -93,6 +93,9 @@ type Finding struct {
 	// first, then larger score.
 	rank  int
 	score float64
+	// lintNote is a lint-hot finding's check message, for folding it into
+	// another finding about the same line.
+	lintNote string
 }
 
 // RunInfo describes a program run by gcdoctor, when the evidence comes from
@@ -130,6 +133,10 @@ type Input struct {
 	Heap *HeapEvidence
 	// Trace is an analysed execution trace, when there is one.
 	Trace *TraceEvidence
+	// Lint is what the source checks found, when they were run.
+	Lint *LintEvidence
+	// Tune asks for tuning advice from the pacer model; nil for none.
+	Tune *TuneRequest
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the
@@ -143,8 +150,14 @@ type Diagnosis struct {
 	// Notes are caveats on the diagnosis as a whole.
 	Notes []string
 	// Heap is the allocation profile evidence, if any.
-	Heap      *HeapEvidence
-	Trace     *TraceEvidence
+	Heap  *HeapEvidence
+	Trace *TraceEvidence
+	// Lint is the source checks' evidence, and LintRanked its findings
+	// weighed by the allocation profile, heaviest line first.
+	Lint       *LintEvidence
+	LintRanked []LintFinding
+	// Tuning is the pacer model's advice, when it was asked for.
+	Tuning    *TuningEvidence
 	heapSites []*HeapSite
 	// FirstActions asks the report for a "what to do first" list (see
 	// Actions): the doctor's summary of all the evidence.
@@ -194,9 +207,15 @@ func Diagnose(in *Input) *Diagnosis {
 		cp.Log = &gctrace.Log{}
 		in = &cp
 	}
-	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace}
+	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace, Lint: in.Lint}
 	ctx := newContext(in)
 	d.heapSites = ctx.heapSites()
+	if in.Lint != nil {
+		d.LintRanked = rankLint(in.Lint, in.Heap)
+		ctx.lint = d.LintRanked
+	}
+	d.Tuning = tune(in.Log, in.Tune)
+	ctx.tuning = d.Tuning
 	var found []Finding
 	for _, r := range rules {
 		if r.check != nil {
@@ -212,7 +231,7 @@ func Diagnose(in *Input) *Diagnosis {
 			}
 		}
 	}
-	d.Findings = merge(found)
+	d.Findings = foldLint(merge(found))
 	d.Notes = ctx.notes(in)
 	return d
 }

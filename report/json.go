@@ -47,6 +47,8 @@ type jsonDoc struct {
 	GC            *jsonTraceGC  `json:"gc,omitempty"`
 	MMU           []jsonMMU     `json:"mmu,omitempty"`
 	Groups        []jsonGroup   `json:"goroutine_groups,omitempty"`
+	Lint          *jsonLint     `json:"lint,omitempty"`
+	Tuning        *jsonTuning   `json:"tuning,omitempty"`
 	Actions       []jsonAction  `json:"actions,omitempty"`
 }
 
@@ -303,6 +305,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	}
 	doc.Heap, doc.Sites = heapJSON(d)
 	doc.Trace, doc.GC, doc.MMU, doc.Groups = traceJSON(d)
+	doc.Lint, doc.Tuning = lintJSON(d), tuningJSON(d)
 	if d.FirstActions {
 		for i, f := range d.Actions(5) {
 			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Where: []jsonLocation{}}

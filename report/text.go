@@ -99,6 +99,8 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	}
 	t.heapSection(d)
 	t.traceSection(d)
+	t.lintSection(d)
+	t.tuningSection(d)
 	t.findings(d)
 	if d.FirstActions {
 		t.actions(d)

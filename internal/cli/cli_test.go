@@ -197,7 +197,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	docOut, docErr, _ := run(t, "", nil, "doctor", "--json", bdir)
+	docOut, docErr, _ := run(t, "", nil, "doctor", "--json", "--budget", "1GiB", "--source", "./testdata/gcloop", bdir)
 	var docv any
 	if err := json.Unmarshal([]byte(docOut), &docv); err != nil {
 		t.Fatalf("doctor: %v\n%s", err, docErr)

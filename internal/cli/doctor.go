@@ -18,13 +18,15 @@ import (
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/heapprof"
+	"github.com/gcdoctor/gcdoctor/lint"
+	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
 func newDoctorCmd(e *env) *cobra.Command {
 	var rf reportFlags
 	var df diagFlags
 	var source []string
-	var dir, out string
+	var dir, out, budget, goal string
 	var seconds int
 	cmd := &cobra.Command{
 		Use:   "doctor BUNDLE | URL | -- CMD [ARGS...]",
@@ -45,6 +47,10 @@ attached first), or from running a program (-- CMD).`,
 				return err
 			}
 			if err := df.validate(); err != nil {
+				return err
+			}
+			tr, err := tuneRequest(budget, goal)
+			if err != nil {
 				return err
 			}
 			if len(args) == 0 {
@@ -88,6 +94,7 @@ attached first), or from running a program (-- CMD).`,
 			if err != nil {
 				return err
 			}
+			in.Tune = completeTuneRequest(tr, in)
 			for _, m := range missing {
 				fmt.Fprintf(e.stderr, "gcdoctor: %s\n", m)
 			}
@@ -97,7 +104,9 @@ attached first), or from running a program (-- CMD).`,
 			return e.emit(cmd, d, &rf)
 		},
 	}
-	cmd.Flags().StringSliceVar(&source, "source", nil, "package patterns for escape analysis of the profile's sites (e.g. ./...)")
+	cmd.Flags().StringSliceVar(&source, "source", nil, "package patterns to check (gcdoctor lint, ranked by the profile) and to explain the profile's sites with escape analysis (e.g. ./...)")
+	cmd.Flags().StringVar(&budget, "budget", "", "memory budget for the tuning advice, e.g. 2GiB (default: the cgroup memory limit a bundle recorded)")
+	cmd.Flags().StringVar(&goal, "goal", "cpu", "what the tuning advice optimises: cpu or latency")
 	cmd.Flags().StringVar(&dir, "dir", ".", "module directory for --source")
 	cmd.Flags().StringVar(&out, "out", "", "bundle directory for what is collected (URL or CMD)")
 	cmd.Flags().IntVar(&seconds, "seconds", 5, "trace length when attaching to a URL")
@@ -139,7 +148,7 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 	found := 0
 	if b.Has(bundle.GCTraceFile) {
 		if f, err := b.Open(bundle.GCTraceFile); err == nil {
-			log, err := gctrace.Parse(f, name(bundle.GCTraceFile), gctrace.Options{GOGC: (&diagFlags{gogc: in.GOGC}).gogcInt()})
+			log, err := gctrace.Parse(f, name(bundle.GCTraceFile), gctrace.Options{GOGC: (&diagFlags{gogc: in.GOGC}).gogcInt(), KeepCycles: true})
 			f.Close()
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("gctrace left out: %v", err))
@@ -183,6 +192,18 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 	if in.Heap == nil {
 		notes = append(notes, "no allocation profile in the bundle: no allocation sites (gcdoctor attach collects one)")
 	}
+	if len(source) > 0 {
+		res, err := lint.Run(dir, source, lint.Options{})
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("source checks left out: %v", err))
+		} else {
+			in.Lint = lintEvidence(source, res)
+			found++
+			if len(res.Broken) > 0 {
+				notes = append(notes, fmt.Sprintf("source checks: %d packages do not compile and were checked as far as possible", len(res.Broken)))
+			}
+		}
+	}
 	if b.Has(collect.TraceFile) {
 		if f, err := b.Open(collect.TraceFile); err == nil {
 			res, err := exectrace.Analyze(f, exectrace.Options{})
@@ -206,4 +227,68 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 		return nil, notes, fmt.Errorf("%s: no evidence gcdoctor can read (%s)", path, strings.Join(notes, "; "))
 	}
 	return in, notes, nil
+}
+
+// lintEvidence turns the source checks' result into diagnosis evidence.
+func lintEvidence(patterns []string, res *lint.Result) *diagnose.LintEvidence {
+	le := &diagnose.LintEvidence{Patterns: patterns}
+	for _, d := range res.Diagnostics {
+		title := d.Rule
+		if a := lint.Lookup(d.Rule); a != nil {
+			title = lint.Title(a)
+		}
+		le.Findings = append(le.Findings, diagnose.LintFinding{Rule: d.Rule, Title: title, File: d.File, Line: d.Line,
+			Column: d.Column, Message: d.Message, Fixable: len(d.SuggestedFixes) > 0})
+	}
+	for _, b := range res.Broken {
+		le.Broken = append(le.Broken, b.Package)
+	}
+	return le
+}
+
+// tuneRequest checks the tuning flags.
+func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
+	tr := &diagnose.TuneRequest{}
+	switch goal {
+	case "cpu":
+		tr.Objective = pacer.CPU
+	case "latency":
+		tr.Objective = pacer.Latency
+	default:
+		return nil, &usageError{fmt.Errorf("--goal must be cpu or latency, not %q", goal)}
+	}
+	if budget != "" {
+		b, err := pacer.ParseSize(budget)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--budget %s: %v", budget, err)}
+		}
+		if b <= 0 {
+			return nil, &usageError{errors.New("--budget must be positive")}
+		}
+		tr.Budget, tr.BudgetSource = b, "--budget"
+	}
+	return tr, nil
+}
+
+// completeTuneRequest fills in what the evidence knows about the run: the
+// setting the log was recorded with, the Go version, the peak RSS and, with
+// no --budget, the container's memory limit.
+func completeTuneRequest(tr *diagnose.TuneRequest, in *diagnose.Input) *diagnose.TuneRequest {
+	if in.Log == nil {
+		return nil
+	}
+	if g, err := pacer.ParseGOGC(in.GOGC); err == nil && in.GOGC != "" {
+		tr.Options.GOGC = g
+	}
+	if l, err := pacer.ParseMemoryLimit(in.GOMEMLIMIT); err == nil && in.GOMEMLIMIT != "" {
+		tr.Options.MemoryLimit = l
+	}
+	if in.GoVersion != "" && validGoVersion(in.GoVersion) {
+		tr.Options.GoMinor = goMinor(in.GoVersion)
+	}
+	tr.Options.RSS = in.PeakRSS
+	if tr.Budget == 0 && in.Run != nil && in.Run.CgroupMemoryLimit > 0 {
+		tr.Budget, tr.BudgetSource = in.Run.CgroupMemoryLimit, "the cgroup memory limit"
+	}
+	return tr
 }
