@@ -68,6 +68,7 @@ func (v variant) key() string {
 type finding struct {
 	ID       string `json:"id"`
 	Severity string `json:"severity"`
+	Message  string `json:"message"`
 }
 
 type site struct {
@@ -79,9 +80,10 @@ type site struct {
 }
 
 type lintDiag struct {
-	Rule string `json:"rule"`
-	File string `json:"file"`
-	Line int    `json:"line"`
+	Rule  string  `json:"rule"`
+	File  string  `json:"file"`
+	Line  int     `json:"line"`
+	Share float64 `json:"share"`
 }
 
 type group struct {
@@ -585,4 +587,40 @@ func writeRows(path string, results []result) error {
 			strings.ReplaceAll(r.figures, "|", "\\|"))
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// TestProfileGuidedLint checks that doctor ranks the source checks by the
+// bytes their lines allocate: in timeafter the time.After line makes almost
+// all the garbage, in growth the map dominates, and the check's advice is
+// folded into the heap finding about the same line.
+func TestProfileGuidedLint(t *testing.T) {
+	tests := []struct {
+		v      variant
+		first  string // the check expected first
+		folded string // the heap rule that carries its advice
+	}{
+		{variant{pkg: "timeafter/problem"}, "timeafterloop", "heap-hot-site"},
+		{variant{pkg: "growth/problem"}, "mapprealloc", "heap-map-growth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.v.pkg, func(t *testing.T) {
+			r := doctorEvidence(t, tt.v)
+			ls := lintOf(r, tt.v.pkg)
+			if len(ls) == 0 {
+				t.Fatal("no source-check findings")
+			}
+			if ls[0].Rule != tt.first || ls[0].Share < 0.5 {
+				t.Errorf("first finding %s with %.0f%% of the bytes, want %s with more than half", ls[0].Rule, 100*ls[0].Share, tt.first)
+			}
+			for i := 1; i < len(ls); i++ {
+				if ls[i].Share > ls[i-1].Share {
+					t.Errorf("%s (%.1f%%) ranked after %s (%.1f%%)", ls[i].Rule, 100*ls[i].Share, ls[i-1].Rule, 100*ls[i-1].Share)
+				}
+			}
+			f, ok := hasFinding(r.Findings, tt.folded)
+			if !ok || !strings.Contains(f.Message, "gcdoctor lint flags the line too") || !strings.Contains(f.Message, "["+tt.first+"]") {
+				t.Errorf("%s does not carry the %s advice: %q", tt.folded, tt.first, f.Message)
+			}
+		})
+	}
 }
