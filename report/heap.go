@@ -87,7 +87,9 @@ func (t *textWriter) heapSection(d *diagnose.Diagnosis) {
 	}
 	p := h.Profile
 	t.printf("\n%s", t.style(ansiBold, "Allocation sites"))
-	t.printf("  %s\n", t.style(ansiDim, fmt.Sprintf("%s, %s allocated in %s objects", truncateLeft(h.Name, 30), fmtBytes(p.TotalAllocBytes), countStr(p.TotalAllocObjects))))
+	rest := fmt.Sprintf(", %s allocated in %s objects", fmtBytes(p.TotalAllocBytes), countStr(p.TotalAllocObjects))
+	room := max(t.opt.Width-len("Allocation sites  ")-runeLen(rest), 12)
+	t.printf("  %s\n", t.style(ansiDim, truncateLeft(h.Name, room)+rest))
 	t.wrap("  ", "  ", t.style(ansiDim, topHeader(h.Top)))
 	t.printf("  %9s %6s %9s %6s  %s\n", "alloc", "share", "avg size", "short", "site (charged to your code)")
 	for _, s := range d.HeapSites() {

@@ -121,29 +121,54 @@ func TestRunBadCommands(t *testing.T) {
 
 // TestDemo runs the demo end to end with a small load: both servers are
 // real child processes. Timing varies by machine, so only what does not
-// depend on it is checked: the problem server collects far more often.
+// depend on it is checked: the diagnosis names the line, the comparison has
+// its statistics, and the bundles it leaves diagnose again to the same
+// effect, the problem server collecting far more often than the fixed one.
 func TestDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two servers under load")
 	}
 	t.Setenv("GCDOCTOR_TEST_AS_MAIN", "1")
-	stdout, stderr, code := run(t, "", nil, "demo", "--requests", "120", "--concurrency", "2")
+	out := t.TempDir()
+	stdout, stderr, code := run(t, "", nil, "demo", "--requests", "120", "--concurrency", "2", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr: %s\nstdout: %s", code, stderr, stdout)
 	}
-	for _, want := range []string{"Diagnosis of the problem server", "Before and after", "requests (/s)", "GC cycles (count)",
-		"server.go:", "demo.newBuf", "heap-large-buffer", "too large for stack"} {
+	for _, want := range []string{"Diagnosis of the problem server", "What to do first", "requests (req/s)", "GC cycles", "p=",
+		"server.go:", "demo.newBuf", "heap-large-buffer", "too large for stack", filepath.Join(out, "problem")} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
 	}
-	var problem, fixed int
-	for _, line := range strings.Split(stdout, "\n") {
-		if f := strings.Fields(line); len(f) >= 5 && strings.HasPrefix(strings.TrimSpace(line), "GC cycles (count)") {
-			problem, fixed = atoi(f[3]), atoi(f[4])
+	cycles := func(variant string) int {
+		docOut, docErr, code := run(t, "", nil, "doctor", "--json", filepath.Join(out, variant))
+		if code != 0 {
+			t.Fatalf("doctor %s: exit %d: %s", variant, code, docErr)
 		}
+		var doc struct {
+			Findings []struct {
+				ID string `json:"id"`
+			} `json:"findings"`
+			Segments []struct {
+				Summary struct {
+					Cycles int `json:"cycles"`
+				} `json:"summary"`
+			} `json:"segments"`
+			Sites []struct{} `json:"sites"`
+		}
+		if err := json.Unmarshal([]byte(docOut), &doc); err != nil || len(doc.Segments) != 1 || len(doc.Sites) == 0 {
+			t.Fatalf("doctor %s: %v, %d segments, %d sites", variant, err, len(doc.Segments), len(doc.Sites))
+		}
+		if variant == "problem" && !slices.ContainsFunc(doc.Findings, func(f struct {
+			ID string `json:"id"`
+		}) bool {
+			return f.ID == "heap-large-buffer"
+		}) {
+			t.Errorf("doctor on the problem bundle: no heap-large-buffer in %+v", doc.Findings)
+		}
+		return doc.Segments[0].Summary.Cycles
 	}
-	if problem < 10*max(fixed, 1) {
+	if problem, fixed := cycles("problem"), cycles("fixed"); problem < 10*max(fixed, 1) {
 		t.Errorf("GC cycles problem %d, fixed %d: want the problem server to collect at least 10× more", problem, fixed)
 	}
 }

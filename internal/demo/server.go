@@ -20,6 +20,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -251,4 +253,19 @@ func serveMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return 1
 	}
 	return 0
+}
+
+// SourceDir returns the directory of this package's source when it is on
+// this machine (gcdoctor run from a clone, or built without -trimpath),
+// else "".
+func SourceDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	dir := filepath.Dir(file)
+	if _, err := os.Stat(filepath.Join(dir, "server.go")); err != nil {
+		return ""
+	}
+	return dir
 }
