@@ -44,6 +44,7 @@ func TestGolden(t *testing.T) {
 		{"failon", []string{"gctrace", "--fail-on", "critical", corpus + "15-go58106-gomemlimit-death-spiral-3P.log"}, 3},
 		{"badflag", []string{"gctrace", "--color", "purple", "x.log"}, 2},
 		{"explain", []string{"explain", "gc-min-heap"}, 0},
+		{"doctor-demo", []string{"doctor", "testdata/demo-bundle"}, 0},
 		{"explain-unknown", []string{"explain", "no-such-rule"}, 2},
 	}
 	for _, tt := range tests {
@@ -274,5 +275,18 @@ func TestCatalogue(t *testing.T) {
 	}
 	if string(want) != got {
 		t.Errorf("docs/rules.md is stale: go test ./internal/cli -run TestCatalogue -update")
+	}
+}
+
+// BenchmarkDoctorDemoBundle times gcdoctor doctor on the demo's saved
+// bundle: gctrace, allocs profile and execution trace read and joined
+// into one diagnosis.
+func BenchmarkDoctorDemoBundle(b *testing.B) {
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(string) string { return "" }}
+		if code := e.run([]string{"doctor", "testdata/demo-bundle"}); code != 0 {
+			b.Fatalf("exit %d: %s", code, errb.String())
+		}
 	}
 }
