@@ -20,6 +20,8 @@ type context struct {
 	sites     []*HeapSite     // see heapSites
 	lint      []LintFinding   // the source checks' findings, ranked
 	tuning    *TuningEvidence // the pacer model, when asked for
+	// crossChecks compare the gctrace with the execution trace.
+	crossChecks []CrossCheck
 }
 
 func newContext(in *Input) *context {

@@ -157,8 +157,11 @@ type Diagnosis struct {
 	Lint       *LintEvidence
 	LintRanked []LintFinding
 	// Tuning is the pacer model's advice, when it was asked for.
-	Tuning    *TuningEvidence
-	heapSites []*HeapSite
+	Tuning *TuningEvidence
+	// CrossChecks compare the figures the gctrace and the execution trace
+	// both give; a disagreement is also a finding (evidence-mismatch).
+	CrossChecks []CrossCheck
+	heapSites   []*HeapSite
 	// FirstActions asks the report for a "what to do first" list (see
 	// Actions): the doctor's summary of all the evidence.
 	FirstActions bool
@@ -216,6 +219,8 @@ func Diagnose(in *Input) *Diagnosis {
 	}
 	d.Tuning = tune(in.Log, in.Tune)
 	ctx.tuning = d.Tuning
+	d.CrossChecks = crossCheck(in.Log, in.Trace)
+	ctx.crossChecks = d.CrossChecks
 	var found []Finding
 	for _, r := range rules {
 		if r.check != nil {

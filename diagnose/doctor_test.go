@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/pacer"
@@ -170,4 +171,73 @@ func TestTuneAdvice(t *testing.T) {
 	if tu := tune(one, &TuneRequest{}); tu != nil {
 		t.Errorf("tuning of an empty log: %+v", tu)
 	}
+}
+
+func analyzeTrace(t *testing.T, path string) *TraceEvidence {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := exectrace.Analyze(f, exectrace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &TraceEvidence{Name: filepath.Base(path), Result: res}
+}
+
+func parseKeepPath(t *testing.T, path string) *gctrace.Log {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := gctrace.Parse(f, filepath.Base(path), gctrace.Options{KeepCycles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestCrossCheck compares the gctrace and the execution trace of the demo
+// server's bundle, which come from one process, and the same gctrace with a
+// trace of another program, which must be called out.
+func TestCrossCheck(t *testing.T) {
+	const demo = "../internal/cli/testdata/demo-bundle/"
+	log := parseKeepPath(t, demo+"gctrace.log")
+	tests := []struct {
+		trace string
+		agree bool
+	}{
+		{demo + "trace.out", true},
+		{"../exectrace/testdata/small.trace", false},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.trace), func(t *testing.T) {
+			d := Diagnose(&Input{Log: log, Trace: analyzeTrace(t, tt.trace)})
+			if len(d.CrossChecks) != 2 {
+				t.Fatalf("cross-checks %+v, want GOMAXPROCS and cycles", d.CrossChecks)
+			}
+			agree := true
+			for _, c := range d.CrossChecks {
+				t.Logf("%s: gctrace %s, trace %s: %v", c.What, c.GCTrace, c.Trace, c.Agree)
+				agree = agree && c.Agree
+			}
+			_, fired := findingByID(d, "evidence-mismatch")
+			if agree != tt.agree || fired == tt.agree {
+				t.Errorf("agree %v and evidence-mismatch %v, want agreement %v", agree, fired, tt.agree)
+			}
+		})
+	}
+}
+
+func findingByID(d *Diagnosis, id string) (Finding, bool) {
+	for _, f := range d.Findings {
+		if f.ID == id {
+			return f, true
+		}
+	}
+	return Finding{}, false
 }

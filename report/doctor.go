@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
@@ -181,4 +182,46 @@ func tuningJSON(d *diagnose.Diagnosis) *jsonTuning {
 			BudgetSource: tu.BudgetSource, Gain: r.Gain, Reasons: nonNil(r.Reasons), Warnings: nonNil(r.Warnings)}
 	}
 	return jt
+}
+
+// crossSection shows what the gctrace and the execution trace agree on.
+func (t *textWriter) crossSection(d *diagnose.Diagnosis) {
+	if len(d.CrossChecks) == 0 {
+		return
+	}
+	t.printf("\n%s  %s\n", t.style(ansiBold, "Cross-checks"), t.style(ansiDim, "gctrace against the execution trace"))
+	for _, c := range d.CrossChecks {
+		verdict := t.style(ansiDim, "agree")
+		if !c.Agree {
+			verdict = t.style(ansiYellow, "DISAGREE")
+		}
+		// The compared figures are counts.
+		num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		g := num(c.GCTraceLo)
+		if c.GCTraceHi != c.GCTraceLo {
+			g += "–" + num(c.GCTraceHi)
+		}
+		t.wrap(fmt.Sprintf("  %-22s %s  ", truncate(c.What, 22), verdict), strings.Repeat(" ", 4),
+			fmt.Sprintf("gctrace %s %s, trace %s %s", g, c.Unit, num(c.TraceValue), c.Unit))
+		if !c.Agree {
+			t.wrap("    ", "    ", t.style(ansiDim, c.Note))
+		}
+	}
+}
+
+// jsonCross is one cross-check of the gctrace against the trace.
+type jsonCross struct {
+	What    string `json:"what"`
+	GCTrace string `json:"gctrace"`
+	Trace   string `json:"trace"`
+	Agree   bool   `json:"agree"`
+	Note    string `json:"note"`
+}
+
+func crossJSON(d *diagnose.Diagnosis) []jsonCross {
+	var out []jsonCross
+	for _, c := range d.CrossChecks {
+		out = append(out, jsonCross{What: c.What, GCTrace: c.GCTrace, Trace: c.Trace, Agree: c.Agree, Note: c.Note})
+	}
+	return out
 }

@@ -49,6 +49,7 @@ type jsonDoc struct {
 	Groups        []jsonGroup   `json:"goroutine_groups,omitempty"`
 	Lint          *jsonLint     `json:"lint,omitempty"`
 	Tuning        *jsonTuning   `json:"tuning,omitempty"`
+	CrossChecks   []jsonCross   `json:"cross_checks,omitempty"`
 	Actions       []jsonAction  `json:"actions,omitempty"`
 }
 
@@ -305,7 +306,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	}
 	doc.Heap, doc.Sites = heapJSON(d)
 	doc.Trace, doc.GC, doc.MMU, doc.Groups = traceJSON(d)
-	doc.Lint, doc.Tuning = lintJSON(d), tuningJSON(d)
+	doc.Lint, doc.Tuning, doc.CrossChecks = lintJSON(d), tuningJSON(d), crossJSON(d)
 	if d.FirstActions {
 		for i, f := range d.Actions(5) {
 			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Where: []jsonLocation{}}

@@ -99,6 +99,7 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	}
 	t.heapSection(d)
 	t.traceSection(d)
+	t.crossSection(d)
 	t.lintSection(d)
 	t.tuningSection(d)
 	t.findings(d)

@@ -1,0 +1,174 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+// CrossCheck compares one figure that the gctrace and the execution trace
+// both give. The two rarely cover the same span (a trace is seconds of a
+// run, the gctrace all of it), so each check compares what must agree when
+// both come from the same process: a disagreement means they do not, or
+// that one of them is damaged, and the figures built on both are suspect.
+type CrossCheck struct {
+	What    string // the figure compared
+	GCTrace string // what the gctrace says, with its lines
+	Trace   string // what the execution trace says
+	Agree   bool
+	Note    string // what the agreement or the disagreement means
+	// The figures as numbers, in Unit: the trace's, and the range the
+	// gctrace allows.
+	TraceValue           float64
+	GCTraceLo, GCTraceHi float64
+	Unit                 string
+	// Segment is the gctrace process compared.
+	Segment *gctrace.Segment
+}
+
+// crossCheck compares the trace with the gctrace process that has the most
+// cycles with timestamps.
+func crossCheck(log *gctrace.Log, te *TraceEvidence) []CrossCheck {
+	if log == nil || te == nil || te.Result == nil {
+		return nil
+	}
+	var seg *gctrace.Segment
+	for _, s := range log.Segments {
+		if len(s.Cycles) > 0 && s.Cycles[0].HasAt && (seg == nil || len(s.Cycles) > len(seg.Cycles)) {
+			seg = s
+		}
+	}
+	if seg == nil {
+		return nil
+	}
+	r := te.Result
+	var out []CrossCheck
+
+	// GOMAXPROCS: every gctrace line prints the P count of its cycle.
+	if p := r.Procs.GOMAXPROCS; p > 0 {
+		procs := map[int]bool{}
+		for i := range seg.Cycles {
+			procs[seg.Cycles[i].Procs] = true
+		}
+		c := CrossCheck{What: "GOMAXPROCS", Trace: fmt.Sprintf("%d", p), Agree: procs[p], TraceValue: float64(p), Unit: "P", Segment: seg}
+		var ps []int
+		for n := range procs {
+			ps = append(ps, n)
+		}
+		sort.Ints(ps)
+		c.GCTraceLo, c.GCTraceHi = float64(ps[0]), float64(ps[len(ps)-1])
+		c.GCTrace = fmt.Sprintf("%v P (%s)", ps, span(seg))
+		if len(ps) == 1 {
+			c.GCTrace = fmt.Sprintf("%d P (%s)", ps[0], span(seg))
+		}
+		if c.Agree {
+			c.Note = "the same P count"
+		} else {
+			c.Note = "no cycle of the gctrace ran with the trace's P count: the two come from different processes or settings"
+		}
+		out = append(out, c)
+	}
+
+	// GC cycles: the trace counts the cycles whose mark ended in its span;
+	// some window of the gctrace as long as the trace must hold about as
+	// many, if the trace was taken while the gctrace was printed.
+	if d := r.Duration.Seconds(); d > 0 && len(seg.Cycles) >= 2 && !seg.CyclesTruncated {
+		lo, hi := windowCounts(seg.Cycles, d)
+		n := r.GC.Cycles
+		c := CrossCheck{What: fmt.Sprintf("GC cycles in %.1f s", d), Trace: fmt.Sprintf("%d cycles", n),
+			GCTrace:    fmt.Sprintf("%d–%d cycles in any %.1f s window (%s)", lo, hi, d, span(seg)),
+			TraceValue: float64(n), GCTraceLo: float64(lo), GCTraceHi: float64(hi), Unit: "cycles", Segment: seg}
+		// One cycle either way: a window's edges cut cycles that the
+		// trace, counting ends of mark, places on the other side.
+		c.Agree = n >= lo-1 && n <= hi+1
+		if c.Agree {
+			c.Note = "the trace's cycle count fits a window of the gctrace"
+		} else {
+			c.Note = fmt.Sprintf("no %s window of the gctrace has %d cycles: the trace was not taken during this run, or one of the two is incomplete", seconds(d), n)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// windowCounts returns the fewest and most cycles that start within any
+// window of d seconds lying wholly inside the span of the cycles.
+func windowCounts(cs []gctrace.Cycle, d float64) (lo, hi int) {
+	at := make([]float64, 0, len(cs))
+	for i := range cs {
+		if cs[i].HasAt {
+			at = append(at, cs[i].At)
+		}
+	}
+	sort.Float64s(at)
+	if len(at) == 0 || at[len(at)-1]-at[0] < d {
+		// The whole run is shorter than the trace: the trace can have
+		// no more cycles than the run, nor many fewer.
+		return len(at), len(at)
+	}
+	lo, hi = len(at), 0
+	// The count changes only when a window edge crosses a cycle: try the
+	// windows that start at a cycle and those that end at one.
+	count := func(start float64) int {
+		i := sort.SearchFloat64s(at, start)
+		j := sort.SearchFloat64s(at, start+d)
+		return j - i
+	}
+	last := at[len(at)-1]
+	for _, t := range at {
+		for _, start := range []float64{t, t - d} {
+			if start < at[0] || start+d > last {
+				continue
+			}
+			n := count(start)
+			lo, hi = min(lo, n), max(hi, n)
+		}
+	}
+	return lo, hi
+}
+
+func init() {
+	register(&Rule{
+		ID: "evidence-mismatch", Title: "The gctrace and the execution trace disagree", Severity: Warning, Rank: 5,
+		Evidence: "gctrace + execution trace",
+		Rationale: `A diagnosis that joins a gctrace and an execution trace assumes they
+describe the same process. When they do not (a trace taken from another
+replica, an old log in the bundle, a GOMAXPROCS changed between the two),
+figures from one explain nothing in the other.`,
+		Detection: `The execution trace's GOMAXPROCS is not that of any gctrace cycle, or
+no window of the gctrace as long as the trace holds as many GC cycles as
+the trace (one cycle of slack either way).`,
+		Remedy: `Collect both from the same run: gcdoctor run records the gctrace, and
+gcdoctor attach --seconds N fetches a trace from the same process while it
+runs; or diagnose each separately (gcdoctor gctrace, gcdoctor trace).`,
+		Verify: `gcdoctor doctor on the new bundle lists both cross-checks as agreeing.`,
+		checkAll: func(c *context) []*Finding {
+			var out []*Finding
+			for _, x := range c.crossChecks {
+				if x.Agree {
+					continue
+				}
+				f := &Finding{Severity: Warning, score: 1,
+					Message: fmt.Sprintf("%s: the gctrace says %s, the execution trace %s: %s.", x.What, x.GCTrace, x.Trace, x.Note)}
+				s := x.Segment
+				f.Evidence = []Evidence{
+					{Label: x.What + ", trace", Value: x.TraceValue, Unit: x.Unit, Source: c.in.Trace.Name},
+					{Label: x.What + ", gctrace at least", Value: x.GCTraceLo, Unit: x.Unit, Source: span(s)},
+					{Label: x.What + ", gctrace at most", Value: x.GCTraceHi, Unit: x.Unit, Source: span(s)},
+				}
+				f.Where = []Location{{File: s.Input, Line: s.FirstLine, EndLine: s.LastLine}}
+				out = append(out, f)
+			}
+			return out
+		},
+	})
+}
+
+// seconds formats a span: "2.0 s", or "12 ms" below a second.
+func seconds(s float64) string {
+	if s < 1 {
+		return f1(s*1000) + " ms"
+	}
+	return fmt.Sprintf("%.1f s", s)
+}
