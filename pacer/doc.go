@@ -6,9 +6,10 @@
 // program allocates, the scannable stacks and globals, how much the program
 // allocates per cycle, how much CPU a cycle costs as a function of the heap
 // it scans, and how much of the runway the heap goal allowed the program
-// actually used before each cycle ended. Model.Predict replays the same work
-// (the same total allocation and the same live-heap trajectory) under another
-// setting, with the heap goal computed as the runtime computes it
+// actually used before each cycle started and before it ended. Model.Predict
+// replays the same work (the same total allocation and the same live-heap
+// trajectory) under another setting, with the heap goal computed as the
+// runtime computes it and the trigger bounded as the runtime bounds it
 // (runtime/mgcpacer.go), and reports the GC cycles, GC CPU, peak heap, an
 // RSS estimate and the risk of a GC death spiral near a memory limit, each
 // with its uncertainty and caveats. Recommend chooses a setting for a memory
@@ -16,5 +17,5 @@
 //
 // The accuracy of the cycle-count prediction is measured on real benchmark
 // runs of the standard library stored in testdata/real; docs/pacer.md has
-// the equations and the measured errors.
+// the equations and docs/accuracy.md the measured errors.
 package pacer

@@ -37,6 +37,11 @@ const (
 	// free to absorb pacing errors.
 	limitHeadroomPercent = 3.0
 	limitMinHeadroomMiB  = 1.0
+	// minTriggerRatioNum/triggerRatioDen: gcControllerState.trigger never
+	// starts a cycle before the heap has grown by 45/64 (about 70%) of the
+	// runway from the live heap to the goal, however early its cons/mark
+	// estimate asks for.
+	minTriggerRatio = 45.0 / 64
 )
 
 // Heap is the state the pacer computes the next goal from, in MiB: the heap

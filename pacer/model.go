@@ -32,7 +32,8 @@ type Options struct {
 // the runway it was given. Sizes are MiB; a printed size n (which the
 // runtime rounds down) is read as n + 0.5, or as 0.1 for stacks and globals
 // printed as 0 (a small Go program has about 0.15 MiB of scannable globals
-// and tens of KiB of scannable stacks).
+// and tens of KiB of scannable stacks); a live heap is narrowed further by
+// the goal the next cycle prints (see liveEstimate).
 type Model struct {
 	GoMinor  int     // Go 1.x minor version assumed
 	Procs    int     // GOMAXPROCS of the last cycle
@@ -81,6 +82,16 @@ type Model struct {
 	// ones (docs/pacer.md, "Runway").
 	AllowedMiB   float64
 	ShortfallMiB float64
+	// StartMiB is the mean heap growth from the live heap of the cycle
+	// before to the start of a paced cycle, over the same cycles: where the
+	// pacer triggered plus how far the allocation that crossed the trigger
+	// went past it. The rest of the used runway, AllowedMiB − ShortfallMiB −
+	// StartMiB, was allocated while the cycle marked.
+	StartMiB float64
+	// OvershootMiB is the part of StartMiB above the pacer's lowest trigger,
+	// 45/64 of AllowedMiB: the growth past the trigger that Predict keeps in
+	// MiB when the runway shrinks (docs/pacer.md, "Runway").
+	OvershootMiB float64
 
 	// InferredGOGC is the GOGC that best explains the printed goals of the
 	// cycles above the minimum heap (median), 0 when none is above it or the
@@ -109,15 +120,21 @@ type point struct {
 
 // Memory that counts against GOMEMLIMIT but holds no heap objects, besides
 // goroutine stacks: GC and span metadata, mcaches' partly used spans and
-// other runtime structures. Go 1.26 test binaries on linux/amd64 run with
-// GOGC=off and a limit (go/printer BenchmarkPrintFile, encoding/json
-// BenchmarkCodeDecoder: programs outside the accuracy set) print heap goals
-// that imply 5.2–5.8 MiB of it with an empty heap and about 7.5 MiB with a
-// 4 MiB heap of small objects; runtime/metrics on a small program show
-// 2.5 MiB of metadata and 0.6 MiB of other runtime memory at a 1 MiB heap,
-// growing to about 1% of a large heap.
+// other runtime structures. Go 1.26.8 test binaries on linux/amd64 outside
+// the accuracy set (go/format BenchmarkFormat, go/printer
+// BenchmarkPrintFile, html/template BenchmarkEscapedExecute, encoding/xml
+// BenchmarkUnmarshal), run with GOGC=off and GOMEMLIMIT=10MiB or 14MiB,
+// print heap goals and end their marks at heaps that leave 5.3–6.5 MiB
+// (mean 5.8) for it with 2–8 MiB heaps, and about 4.5 MiB with an empty
+// heap; runtime/metrics on a small program show 2.5 MiB of metadata and
+// 0.6 MiB of other runtime memory at a 1 MiB heap, growing to about 1% of a
+// large heap. The base below plus stacks and fragmentation gives 5.7–5.9
+// MiB for those heaps. It cannot be read from a log without a limit, and
+// varies by about a MiB from program to program (more small objects, more
+// metadata and partly used spans): with a limit of a few times the live
+// heap that is the largest uncertainty of a prediction.
 const (
-	nonHeapBaseMiB = 6.5
+	nonHeapBaseMiB = 5.5
 	// Free slots in partly used spans count as non-heap memory in
 	// memoryLimitHeapGoal (they are neither heap objects nor free pages):
 	// a few percent of the heap for programs whose objects are mostly of a
@@ -177,13 +194,14 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		inferred            []float64
 		sumUsedPaced        float64
 		nPaced              int
+		startSum            float64
 	)
 	for i := range cs {
 		c := &cs[i]
 		if c.HeapLive < 0 || c.HeapEnd < 0 {
 			return nil, fmt.Errorf("%s: line %d has no heap sizes", where, c.Line)
 		}
-		live := mid(c.HeapLive)
+		live := m.liveEstimate(cs, i)
 		end := mid(c.HeapEnd)
 		p := point{live: live, stacks: midSmall(c.Stacks), globals: midSmall(c.Globals)}
 		used := math.Max(end-prevLive, 0)
@@ -226,6 +244,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 					usedSum += used
 					allowedSum += allowed
 					ratios = append(ratios, used/allowed)
+					startSum += math.Min(mid(c.HeapStart)-prevLive, used)
 				}
 				// The GOGC that explains this goal, if the minimum heap
 				// did not set it.
@@ -260,6 +279,8 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	m.RunwayRatio = usedSum / allowedSum
 	m.AllowedMiB = allowedSum / float64(len(ratios))
 	m.ShortfallMiB = (allowedSum - usedSum) / float64(len(ratios))
+	m.StartMiB = startSum / float64(len(ratios))
+	m.OvershootMiB = math.Max(m.StartMiB-minTriggerRatio*m.AllowedMiB, 0)
 	m.RunwayRatioSD = stddev(ratios)
 	m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(ratios)))
 	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(scans, costs)
@@ -293,6 +314,45 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
 	}
 	return m, nil
+}
+
+// liveEstimate reads the live heap of cycle i. The printed MiB (rounded
+// down) says only that it lies in [n, n+1); when the GOGC formula set the
+// next cycle's goal, the goal printed there (also rounded down) is
+// live × (1 + GOGC/100) + (stacks + globals) × GOGC/100 and narrows that
+// to a band about half as wide. Small heaps of a few MiB, where the runway
+// is itself a few MiB, need it most: a live heap printed as 2 may be 2.0 or
+// 2.9. Where the two ranges do not overlap (a goal moved by
+// heapGoalInternal, or stacks and globals misjudged) the printed MiB
+// stands alone.
+func (m *Model) liveEstimate(cs []gctrace.Cycle, i int) float64 {
+	c := &cs[i]
+	lo, hi := float64(c.HeapLive), float64(c.HeapLive)+1
+	if i+1 >= len(cs) || m.Observed.GOGC <= 0 || m.Observed.MemoryLimit > 0 {
+		return (lo + hi) / 2
+	}
+	n := &cs[i+1]
+	if n.HeapGoal < 0 || n.HeapGoal <= n.HeapStart {
+		// The heap had reached the goal when the cycle started: the
+		// runtime moved the goal just past it (heapGoalInternal keeps 64
+		// KiB of runway), so the printed goal says nothing of the live heap.
+		return (lo + hi) / 2
+	}
+	p := float64(m.Observed.GOGC) / 100
+	sg := 0.0
+	if m.GoMinor >= 18 || m.GoMinor == 0 {
+		sg = (midSmall(c.Stacks) + midSmall(c.Globals)) * p
+	}
+	glo, ghi := (float64(n.HeapGoal)-sg)/(1+p), (float64(n.HeapGoal)+1-sg)/(1+p)
+	if float64(n.HeapGoal) <= heapMinimumMiB*p {
+		// The minimum heap may have set the goal: the formula's own goal
+		// was at most the printed one.
+		glo = math.Inf(-1)
+	}
+	if l, h := math.Max(lo, glo), math.Min(hi, ghi); l < h {
+		lo, hi = l, h
+	}
+	return (lo + hi) / 2
 }
 
 // Valid reports whether v is a real number rather than NaN or an infinity.

@@ -89,7 +89,8 @@ type simResult struct {
 }
 
 // nonHeapSpreadMiB is the uncertainty of the non-heap memory estimate: the
-// test binaries measured for it had 5–7.5 MiB with small heaps.
+// test binaries measured for it had 5.3–6.5 MiB with small heaps, and the
+// GOMEMLIMIT runs of the accuracy set imply 5–7 MiB.
 const nonHeapSpreadMiB = 1.5
 
 // maxSimCycles bounds a replay: a setting that needs more cycles than this is
@@ -103,18 +104,18 @@ func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
 	x, live := 0.0, 0.0
 	pi, fi := 0, 0 // next point and next forced cycle
 	minStep := math.Max(m.MarkAllocMiB, 1.0/16)
+	unmarked := 0.0 // floating garbage the observed cycles had and this one has not
 	for n := 0; n < maxSimCycles; n++ {
 		st, gl := m.rootsAt(x, &pi)
 		goal := HeapGoal(m.GoMinor, s, Heap{Live: live, Stacks: st, Globals: gl}, m.nonHeap(limitMiB(s), st)+extraNonHeap)
 		next := math.Inf(1)
 		if !math.IsInf(goal.MiB, 1) {
 			runway := goal.MiB - live
-			used := m.used(runway) + (r-m.RunwayRatio)*runway
+			var used float64
+			used, unmarked = m.used(runway)
+			used += (r - m.RunwayRatio) * runway
 			next = x + math.Max(used, minStep)
 			res.goals = append(res.goals, goal.MiB)
-			if goal.Limited {
-				res.limited++
-			}
 			if goal.Pinned {
 				res.pinned++
 			}
@@ -131,36 +132,70 @@ func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
 			res.forced++
 		} else {
 			res.paced++
+			if goal.Limited {
+				res.limited++
+			}
 		}
 		res.peakMiB = math.Max(res.peakMiB, live+next-x)
 		x = next
 		live = m.liveAt(x, &pi)
 		if !forced {
+			// The observed live heap includes what the observed cycles
+			// allocated while marking (allocate-black: the runtime marks new
+			// objects live until the next cycle); a shorter mark left less.
+			live = math.Max(live-unmarked, 0)
 			st, gl = m.rootsAt(x, &pi)
 			res.cpuMS += m.CostFixedMS + m.CostPerMiBMS*(live+st+gl)
 		}
+		unmarked = 0
 	}
 	res.cpuMS += m.ForcedCPUMS
 	return res
 }
 
 // used returns the allocation between the ends of two cycles when the goal
-// allows a runway of a MiB (goal − live heap).
+// allows a runway of a MiB (goal − live heap), and how much less the heap
+// grew while the cycle marked than in the observed cycles, MiB.
 //
 // The pacer starts a cycle at its trigger, which it places one estimated
 // mark phase's allocation before the goal (gcControllerState.trigger and
-// commit: runway = consMark × scan work, a figure in bytes that does not
-// depend on GOGC), bounded to 70%–95% of the runway (or the goal minus
+// commit: runway = consMark × 3 × scan work, a figure in bytes that does not
+// depend on GOGC), bounded to 45/64–61/64 of the runway (or the goal minus
 // 4 MiB). So when the runway grows the part left unused stays about the
-// same number of bytes, and the observed shortfall is kept in MiB. When
-// the runway shrinks below the observed one, the trigger's 70% bound and the
-// granularity of the program's allocations make the heap use the runway in
-// proportion at best, so the shortfall shrinks with it.
-func (m *Model) used(a float64) float64 {
-	if m.AllowedMiB <= 0 {
-		return a * m.RunwayRatio
+// same number of bytes, and the observed shortfall is kept in MiB.
+//
+// When the runway shrinks, the same bytes of cons/mark runway are a larger
+// share of it and the trigger moves to its lower bound, 45/64 of the
+// runway. The heap at the start of a cycle lies above the trigger by the
+// allocation that crossed it, which does not shrink with the runway: a
+// program that allocates in 1 MiB buffers overshoots its trigger by about
+// half a buffer at any GOGC, and with a 1 MiB runway that ends the cycle
+// past its goal. Mark assists hold the allocation during the mark to the
+// runway that is left, so it shrinks in proportion to the runway. The
+// observed start of the cycles is split accordingly: 45/64 of the runway
+// for the trigger and the rest (OvershootMiB) for the overshoot, which
+// assumes the trigger sat at its lower bound in the observed run too. It
+// does when the pacer's cons/mark runway, the allocation it expects while
+// a cycle marks, is more than 30% of the runway: gcpacertrace shows cons/mark
+// runways of 1.4–2.3 MiB for parser, png-encode and json-unmarshal at
+// GOGC=100, against runways of 2.5–5.7 MiB, and their cycles starting at
+// 0.67–0.78 of the runway, trigger and overshoot together; types-check
+// starts its cycles at 0.74 of a 37 MiB runway. For a program that
+// allocates slowly against its heap the trigger sits higher (json-marshal's
+// at about 0.88, up to 61/64), the model takes too much of the start for
+// overshoot and predicts too few cycles below the observed runway.
+func (m *Model) used(a float64) (used, unmarked float64) {
+	A := m.AllowedMiB
+	if A <= 0 {
+		return a * m.RunwayRatio, 0
 	}
-	return a - m.ShortfallMiB*math.Min(1, a/m.AllowedMiB)
+	if a >= A {
+		return a - m.ShortfallMiB, 0
+	}
+	mark := A - m.ShortfallMiB - m.StartMiB // allocation while marking, at A
+	trigger := math.Min(minTriggerRatio, m.StartMiB/A)
+	markAt := mark * a / A
+	return trigger*a + m.OvershootMiB + markAt, mark - markAt
 }
 
 // liveAt interpolates the live heap at cumulative allocation x between the
@@ -272,7 +307,7 @@ func (m *Model) Predict(s Setting) Prediction {
 		if m.GoMinor < 19 {
 			p.Caveats = append(p.Caveats, fmt.Sprintf("GOMEMLIMIT needs Go 1.19; the program's Go 1.%d ignores it", m.GoMinor))
 		}
-		p.Caveats = append(p.Caveats, fmt.Sprintf("the limit's heap share assumes %.1f MiB of non-heap memory (stacks, runtime overhead%s, and 5%% of the heap for free space in partly used spans)", m.nonHeap(limitMiB(s), m.StacksMiB), rssSource(m)))
+		p.Caveats = append(p.Caveats, fmt.Sprintf("the limit's heap share assumes %.1f MiB of non-heap memory (stacks, runtime overhead%s, and %.0f%% of the heap for free space in partly used spans)", m.nonHeap(limitMiB(s), m.StacksMiB), rssSource(m), fragmentation*100))
 	}
 	if mid.paced < 5 && s.GOGC != Off {
 		p.Caveats = append(p.Caveats, "fewer than 5 cycles predicted: one cycle more or less is a large relative change")

@@ -6,11 +6,15 @@
 # The test binary is compiled once and run directly, so the log holds one
 # process and none of the go command's own cycles.
 #
-# Usage: sh gen.sh [reps]   (from any directory; takes a few minutes)
+# Usage: sh gen.sh [reps [name...]]   (from any directory; a few minutes,
+# about 15 more for types-check). Names pick benchmarks from the list below;
+# none means all of them.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/real
 reps=${1:-3}
+[ $# -gt 0 ] && shift
+only=" $* "
 goroot=$(go env GOROOT)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
@@ -22,10 +26,16 @@ json-marshal   encoding/json ^BenchmarkCodeMarshal$   500  48MiB
 json-unmarshal encoding/json ^BenchmarkCodeUnmarshal$ 150  24MiB
 parser         go/parser     ^BenchmarkParse$         800  12MiB
 png-encode     image/png     ^BenchmarkEncodeNRGBA$   400  16MiB
+regexp-compile regexp        ^BenchmarkCompile$/^Hard$ 6000 12MiB
+types-check    go/types      ^BenchmarkCheck$/^http$/^funcbodies$/^info$ 30 160MiB
 '
 
 echo "$benches" | while read -r name pkg bench n limit; do
 	[ -n "$name" ] || continue
+	case $only in
+	"  " | *" $name "*) ;;
+	*) continue ;;
+	esac
 	exe=$bin/$(echo "$pkg" | tr / _).test
 	[ -x "$exe" ] || go test -c -o "$exe" "$pkg"
 	for setting in 50 100 200 400 800 "off-$limit"; do
