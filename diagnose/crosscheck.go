@@ -76,8 +76,8 @@ func crossCheck(log *gctrace.Log, te *TraceEvidence) []CrossCheck {
 	if d := r.Duration.Seconds(); d > 0 && len(seg.Cycles) >= 2 && !seg.CyclesTruncated {
 		lo, hi := windowCounts(seg.Cycles, d)
 		n := r.GC.Cycles
-		c := CrossCheck{What: fmt.Sprintf("GC cycles in %.1f s", d), Trace: fmt.Sprintf("%d cycles", n),
-			GCTrace:    fmt.Sprintf("%d–%d cycles in any %.1f s window (%s)", lo, hi, d, span(seg)),
+		c := CrossCheck{What: "GC cycles in " + seconds(d), Trace: fmt.Sprintf("%d cycles", n),
+			GCTrace:    fmt.Sprintf("%d–%d cycles in any %s window (%s)", lo, hi, seconds(d), span(seg)),
 			TraceValue: float64(n), GCTraceLo: float64(lo), GCTraceHi: float64(hi), Unit: "cycles", Segment: seg}
 		// One cycle either way: a window's edges cut cycles that the
 		// trace, counting ends of mark, places on the other side.
@@ -158,6 +158,8 @@ runs; or diagnose each separately (gcdoctor gctrace, gcdoctor trace).`,
 					{Label: x.What + ", gctrace at most", Value: x.GCTraceHi, Unit: x.Unit, Source: span(s)},
 				}
 				f.Where = []Location{{File: s.Input, Line: s.FirstLine, EndLine: s.LastLine}}
+				f.Remedy = "Collect the gctrace and the trace from the same run (gcdoctor run, then gcdoctor attach --seconds N while it runs), or read each on its own (gcdoctor gctrace, gcdoctor trace)."
+				f.Verify = "gcdoctor doctor on the new evidence lists the cross-checks as agreeing."
 				out = append(out, f)
 			}
 			return out

@@ -226,6 +226,9 @@ func TestCrossCheck(t *testing.T) {
 				agree = agree && c.Agree
 			}
 			_, fired := findingByID(d, "evidence-mismatch")
+			if f, ok := findingByID(d, "evidence-mismatch"); ok && (f.Remedy == "" || f.Verify == "" || len(f.Evidence) == 0) {
+				t.Errorf("incomplete finding %+v", f)
+			}
 			if agree != tt.agree || fired == tt.agree {
 				t.Errorf("agree %v and evidence-mismatch %v, want agreement %v", agree, fired, tt.agree)
 			}

@@ -1,5 +1,7 @@
-// Package report renders a diagnose.Diagnosis for people (text) and for
-// programs (JSON). Nothing else in gcdoctor formats output.
+// Package report renders a diagnose.Diagnosis for people (text, Markdown,
+// an HTML page with charts), for programs (JSON) and for code scanning
+// (SARIF); docs/reports.md describes each. Nothing else in gcdoctor formats
+// output.
 package report
 
 import (

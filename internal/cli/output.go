@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,14 +18,41 @@ import (
 
 // reportFlags are the output flags every diagnosing command shares.
 type reportFlags struct {
-	json   bool
+	json   bool // --json, or --format json once validated
+	format string
+	output string
 	color  string
 	failOn string
 	width  int
+	// cmd is the command the flags belong to, nil for commands that
+	// validate flag values without registering them (diff, demo).
+	cmd *cobra.Command
+}
+
+// reportFormats are what --format accepts; see docs/reports.md.
+var reportFormats = []string{"text", "json", "markdown", "html", "sarif"}
+
+// ownReport reports whether a command renders a document of its own rather
+// than a diagnosis through emit: it can print text or JSON only, to
+// standard output.
+func ownReport(cmd *cobra.Command) bool {
+	switch cmd.Name() {
+	case "lint", "whatif":
+		return true
+	}
+	return false
 }
 
 func (f *reportFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the diagnosis as JSON (schema: docs/json.md)")
+	f.cmd = cmd
+	if ownReport(cmd) {
+		cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON (schema: docs/json.md); short for --format json")
+		cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
+	} else {
+		cmd.Flags().BoolVar(&f.json, "json", false, "print the diagnosis as JSON (schema: docs/json.md); short for --format json")
+		cmd.Flags().StringVar(&f.format, "format", "text", "report format: text, json, markdown (for an issue), html (one offline page with charts)\nor sarif (GitHub code scanning); see docs/reports.md")
+		cmd.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output; --format html needs it\nwhen standard output is a terminal")
+	}
 	cmd.Flags().StringVar(&f.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
 	cmd.Flags().StringVar(&f.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe: info, warning or critical")
 	cmd.Flags().IntVar(&f.width, "width", 80, "wrap the text report at this many columns")
@@ -41,6 +71,48 @@ func (f *reportFlags) validate() error {
 	}
 	if f.width < 40 {
 		return &usageError{fmt.Errorf("--width must be at least 40")}
+	}
+	return f.validateFormat()
+}
+
+// validateFormat settles --format and --json into one format, and checks
+// that the report can go where it is headed before any work is done.
+func (f *reportFlags) validateFormat() error {
+	if f.format == "" {
+		f.format = "text"
+	}
+	f.format = strings.ToLower(f.format)
+	formats := reportFormats
+	if f.cmd != nil && ownReport(f.cmd) {
+		formats = formats[:2]
+	}
+	if !slices.Contains(formats, f.format) {
+		n := len(formats)
+		return &usageError{fmt.Errorf("--format must be %s or %s, not %q", strings.Join(formats[:n-1], ", "), formats[n-1], f.format)}
+	}
+	if f.json {
+		if f.cmd != nil && f.cmd.Flags().Changed("format") && f.format != "json" {
+			return &usageError{errors.New("--json is --format json: give one of them")}
+		}
+		f.format = "json"
+	}
+	f.json = f.format == "json"
+	if f.cmd == nil {
+		return nil
+	}
+	if f.format == "html" && f.output == "" && isTerminal(f.cmd.OutOrStdout()) {
+		// A page of HTML on a terminal helps nobody, and writing a file
+		// nobody named could overwrite one.
+		return &usageError{errors.New("--format html writes a web page: give -o FILE.html, or redirect standard output")}
+	}
+	if f.format == "html" {
+		// The charts are drawn from every cycle, which gctrace keeps only
+		// when asked (--cycles).
+		if fl := f.cmd.Flags().Lookup("cycles"); fl != nil && !fl.Changed {
+			if err := fl.Value.Set("true"); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -63,18 +135,62 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// emit renders the diagnosis and applies --fail-on.
+// emit renders the diagnosis, to -o FILE when given, and applies
+// --fail-on.
 func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) error {
-	out := cmd.OutOrStdout()
-	var err error
-	if f.json {
-		err = report.JSON(out, d, version())
-	} else {
-		err = report.Text(out, d, report.TextOptions{Color: e.useColor(f.color, out), Width: f.width})
-	}
-	if err != nil {
+	if f.output == "" {
+		if err := e.render(cmd.OutOrStdout(), d, f); err != nil {
+			return err
+		}
+	} else if err := e.renderFile(d, f); err != nil {
 		return err
 	}
+	return e.failOn(d, f)
+}
+
+func (e *env) render(w io.Writer, d *diagnose.Diagnosis, f *reportFlags) error {
+	switch f.format {
+	case "json":
+		return report.JSON(w, d, version())
+	case "markdown":
+		return report.Markdown(w, d, version())
+	case "html":
+		return report.HTML(w, d, report.HTMLOptions{ToolVersion: version()})
+	case "sarif":
+		return report.SARIF(w, d, version())
+	}
+	return report.Text(w, d, report.TextOptions{Color: e.useColor(f.color, w), Width: f.width})
+}
+
+// renderFile writes the report next to -o FILE and renames it into place,
+// so that a failed run leaves no half-written report behind and an
+// earlier one intact.
+func (e *env) renderFile(d *diagnose.Diagnosis, f *reportFlags) error {
+	tmp, err := os.CreateTemp(filepath.Dir(f.output), ".gcdoctor-report-*")
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", f.output, err)
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	err = e.render(tmp, d, f)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), f.output)
+	}
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", f.output, err)
+	}
+	fmt.Fprintf(e.stderr, "gcdoctor: %s report written to %s\n", f.format, f.output)
+	return nil
+}
+
+// failOn returns the exit error --fail-on asks for, if a finding is severe
+// enough.
+func (e *env) failOn(d *diagnose.Diagnosis, f *reportFlags) error {
 	if f.failOn != "" {
 		limit, _ := diagnose.ParseSeverity(f.failOn)
 		if sev, ok := d.MaxSeverity(); ok && sev >= limit {
