@@ -22,6 +22,7 @@ const (
 	hostileFile  = "/work/main/heapprof/testdata/scenarios/big|buf`x`.go"
 	hostileGroup = "main.<img src=x onerror=alert(2)>|worker"
 	hostileLog   = "gc <b>bold</b> | *log*.txt"
+	hostileLint  = "time.After <script>alert(3)</script> in a `loop` | [x](y)"
 )
 
 // fixture names real evidence committed in the repository to build a
@@ -105,6 +106,16 @@ func (fx fixture) diagnosis(t testing.TB) *diagnose.Diagnosis {
 			}
 		}
 		in.Trace = &diagnose.TraceEvidence{Name: fx.trace, Result: res}
+	}
+	if fx.hostile {
+		// A source check on the hostile site's line, so that it is
+		// weighed and folded into the heap finding, and tuning advice
+		// for a budget.
+		in.Lint = &diagnose.LintEvidence{Patterns: []string{"./..."}, Findings: []diagnose.LintFinding{
+			{Rule: "timeafterloop", File: hostileFile, Line: 13, Message: hostileLint},
+			{Rule: "sprintfconv", File: "cold.go", Line: 1, Message: "cold"},
+		}}
+		in.Tune = &diagnose.TuneRequest{Budget: 1 << 30, BudgetSource: "--budget"}
 	}
 	d := diagnose.Diagnose(in)
 	d.FirstActions = true

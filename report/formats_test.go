@@ -127,7 +127,7 @@ func TestMarkdownParses(t *testing.T) {
 				t.Fatal(err)
 			}
 			plain := parsePage(t, out.Bytes()).text
-			for _, s := range []string{hostileFunc, hostileGroup, hostileLog} {
+			for _, s := range []string{hostileFunc, hostileGroup, hostileLog, hostileLint} {
 				if !strings.Contains(plain, s) {
 					t.Errorf("the text lacks %q", s)
 				}
@@ -515,7 +515,7 @@ func TestHTMLHostile(t *testing.T) {
 			text.WriteString(tok.Data)
 		}
 	}
-	for _, s := range []string{hostileFunc, hostileGroup, hostileLog} {
+	for _, s := range []string{hostileFunc, hostileGroup, hostileLog, hostileLint} {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("page lacks %q as text", s)
 		}

@@ -70,6 +70,14 @@ type htmlSection struct {
 	SitesNote string
 	Groups    []exectrace.Group
 	Processes []processRow
+	Table     *htmlTable
+}
+
+// htmlTable is a plain table of text cells; Num marks the numeric columns.
+type htmlTable struct {
+	Head []string
+	Num  []bool
+	Rows [][]string
 }
 
 type processRow struct {
@@ -119,12 +127,14 @@ func HTML(w io.Writer, d *diagnose.Diagnosis, opt HTMLOptions) error {
 		pg.Actions = d.Actions(5)
 	}
 	pg.Run = runLine(d)
-	for _, build := range []func(*diagnose.Diagnosis, HTMLOptions) (*htmlSection, error){gctraceSection, heapSection, traceSection} {
+	for _, build := range []func(*diagnose.Diagnosis, HTMLOptions) (*htmlSection, error){gctraceSection, heapSection, traceSection, crossHTML, lintHTML, tuningHTML} {
 		s, err := build(d, opt)
 		if err != nil {
 			return err
 		}
-		pg.Sections = append(pg.Sections, s)
+		if s != nil { // nil: evidence of a kind the page shows only when present
+			pg.Sections = append(pg.Sections, s)
+		}
 	}
 	return pageTmpl.Execute(w, pg)
 }

@@ -58,6 +58,11 @@ func Markdown(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	m.segments(d)
 	m.heap(d)
 	m.trace(d)
+	for _, build := range []func(*diagnose.Diagnosis, HTMLOptions) (*htmlSection, error){crossHTML, lintHTML, tuningHTML} {
+		if sec, _ := build(d, HTMLOptions{}); sec != nil {
+			m.section(sec)
+		}
+	}
 	if len(d.Notes) > 0 {
 		m.printf("### Notes\n\n")
 		for _, n := range d.Notes {
@@ -282,5 +287,41 @@ func (m *mdWriter) trace(d *diagnose.Diagnosis) {
 	m.table([]string{"count", "running", "runnable", "syscall", "blocked", "assist", "start function"}, rows)
 	if n < len(groups) {
 		m.printf("%s\n\n", mdEscape(fmt.Sprintf("(%d more groups; --format json lists them all)", len(groups)-n)))
+	}
+}
+
+// section writes a page section that is text and tables only (the
+// cross-checks, the source checks, the tuning), escaping every cell.
+func (m *mdWriter) section(s *htmlSection) {
+	m.printf("### %s\n\n", mdEscape(s.Title))
+	if s.Intro != "" {
+		m.printf("%s\n\n", mdLine(mdEscape(s.Intro)))
+	}
+	for _, w := range s.Warnings {
+		m.printf("> %s\n\n", mdLine(mdEscape(w)))
+	}
+	for _, r := range s.Rows {
+		m.printf("**%s:** %s  \n", mdEscape(r[0]), mdLine(mdEscape(r[1])))
+	}
+	if len(s.Rows) > 0 {
+		m.printf("\n")
+	}
+	if t := s.Table; t != nil {
+		var head []string
+		for _, h := range t.Head {
+			head = append(head, mdEscape(h))
+		}
+		var rows [][]string
+		for _, r := range t.Rows {
+			var cells []string
+			for _, c := range r {
+				cells = append(cells, mdLine(mdEscape(c)))
+			}
+			rows = append(rows, cells)
+		}
+		m.table(head, rows)
+	}
+	for _, x := range s.Missing {
+		m.printf("%s\n\n", mdLine(mdEscape(x)))
 	}
 }

@@ -290,3 +290,49 @@ func BenchmarkDoctorDemoBundle(b *testing.B) {
 		}
 	}
 }
+
+// TestReportFormats writes each report format of the demo bundle's
+// diagnosis to a file with -o, and checks the usage errors of --format.
+func TestReportFormats(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		format string
+		want   []string // in the file
+	}{
+		{"markdown", []string{"### What to do first", "`heap-large-buffer`"}},
+		{"html", []string{"<!DOCTYPE html>", "Content-Security-Policy", "data:image/svg"}},
+		// The located findings are in ../demo, outside the directory taken as
+		// the checkout, so the log has rules but no results.
+		{"sarif", []string{`"version": "2.1.0"`, `"id": "heap-large-buffer"`}},
+		{"json", []string{`"schema_version"`, `"cross_checks"`, `"tuning"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format, func(t *testing.T) {
+			out := filepath.Join(dir, "report."+tt.format)
+			_, stderr, code := run(t, "", nil, "doctor", "--format", tt.format, "-o", out, "testdata/demo-bundle")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(data), w) {
+					t.Errorf("%s report lacks %q", tt.format, w)
+				}
+			}
+			if tt.format == "json" && strings.Contains(string(data), `"cycles": [`) {
+				t.Errorf("doctor JSON lists the cycles without --cycles")
+			}
+		})
+	}
+	for _, args := range [][]string{
+		{"doctor", "--format", "pdf", "testdata/demo-bundle"},
+		{"doctor", "--json", "--format", "html", "testdata/demo-bundle"},
+	} {
+		if _, _, code := run(t, "", nil, args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+}

@@ -201,6 +201,10 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 			if err := report.Text(out, r.diag, report.TextOptions{Color: color, Width: rf.width}); err != nil {
 				return err
 			}
+			if err := writeHTML(filepath.Join(outDir, "report.html"), r.diag); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\nThe whole diagnosis, with charts: %s\n", filepath.Join(outDir, "report.html"))
 			fmt.Fprintf(out, "\nThe fix: reuse the buffers (sync.Pool of *[]byte) instead of allocating\n10 MB per request. Running the fixed server under the same load...\n\n")
 		}
 	}
@@ -210,6 +214,19 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 	fmt.Fprintf(out, "\nEvidence: %s and %s\n", runs[0].bundle, runs[1].bundle)
 	wrapTo(out, "  ", fmt.Sprintf("gcdoctor doctor %s repeats the diagnosis from the bundle; gcdoctor diff %s %s compares the two runs.", runs[0].bundle, runs[0].bundle, runs[1].bundle), rf.width)
 	return nil
+}
+
+// writeHTML writes the diagnosis as the self-contained HTML report.
+func writeHTML(path string, d *diagnose.Diagnosis) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("demo: %v", err)
+	}
+	if err := report.HTML(f, d, report.HTMLOptions{ToolVersion: version()}); err != nil {
+		f.Close()
+		return fmt.Errorf("demo: writing %s: %v", path, err)
+	}
+	return f.Close()
 }
 
 // clearDemoBundle makes way for a new bundle at dir: a bundle of an earlier

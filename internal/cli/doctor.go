@@ -28,6 +28,7 @@ func newDoctorCmd(e *env) *cobra.Command {
 	var source []string
 	var dir, out, budget, goal string
 	var seconds int
+	var cycles bool
 	cmd := &cobra.Command{
 		Use:   "doctor BUNDLE | URL | -- CMD [ARGS...]",
 		Short: "One diagnosis from all the evidence there is, and what to do first",
@@ -101,6 +102,12 @@ attached first), or from running a program (-- CMD).`,
 			d := diagnose.Diagnose(in)
 			d.Notes = append(d.Notes, missing...)
 			d.FirstActions = true
+			if rf.format == "json" && !cycles {
+				// Kept for the model and the charts; in JSON only when asked.
+				for _, s := range d.Log.Segments {
+					s.Cycles = nil
+				}
+			}
 			return e.emit(cmd, d, &rf)
 		},
 	}
@@ -110,6 +117,7 @@ attached first), or from running a program (-- CMD).`,
 	cmd.Flags().StringVar(&dir, "dir", ".", "module directory for --source")
 	cmd.Flags().StringVar(&out, "out", "", "bundle directory for what is collected (URL or CMD)")
 	cmd.Flags().IntVar(&seconds, "seconds", 5, "trace length when attaching to a URL")
+	cmd.Flags().BoolVar(&cycles, "cycles", false, "with --json, include every cycle (segments[].cycles[])")
 	rf.register(cmd)
 	df.register(cmd)
 	return cmd

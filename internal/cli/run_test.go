@@ -140,6 +140,9 @@ func TestDemo(t *testing.T) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
 	}
+	if page, err := os.ReadFile(filepath.Join(out, "report.html")); err != nil || !strings.Contains(string(page), "data:image/svg") {
+		t.Errorf("report.html: %v, or no chart in it", err)
+	}
 	cycles := func(variant string) int {
 		docOut, docErr, code := run(t, "", nil, "doctor", "--json", filepath.Join(out, variant))
 		if code != 0 {
