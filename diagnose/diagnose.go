@@ -84,7 +84,11 @@ type Finding struct {
 	Where    []Location // the input lines (or source lines) it is based on
 	Remedy   string     // what to change, where and why
 	Verify   string     // how to check that the change worked
-	Caveats  []string   // what limits the finding's accuracy
+	// Command is a command line that checks the fix: it collects new
+	// evidence of the kind the finding rests on and compares or
+	// diagnoses it. File names still to be recorded end in "-after".
+	Command string
+	Caveats []string // what limits the finding's accuracy
 	// Segments lists the segments (processes) the finding applies to; Also
 	// counts those beyond the first when one rule fired in many.
 	Segments []int
@@ -137,6 +141,8 @@ type Input struct {
 	Lint *LintEvidence
 	// Tune asks for tuning advice from the pacer model; nil for none.
 	Tune *TuneRequest
+	// Bundle is the evidence bundle the input was read from, "" when none.
+	Bundle string
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the
@@ -237,6 +243,11 @@ func Diagnose(in *Input) *Diagnosis {
 		}
 	}
 	d.Findings = foldLint(merge(found))
+	for i := range d.Findings {
+		if f := &d.Findings[i]; f.Command == "" {
+			f.Command = ctx.checkCommand(f)
+		}
+	}
 	d.Notes = ctx.notes(in)
 	return d
 }

@@ -244,3 +244,33 @@ func findingByID(d *Diagnosis, id string) (Finding, bool) {
 	}
 	return Finding{}, false
 }
+
+// TestCheckCommand gives each finding a command that checks its fix, of
+// the kind of evidence it rests on, quoted for a shell.
+func TestCheckCommand(t *testing.T) {
+	const demo = "../internal/cli/testdata/demo-bundle/"
+	h := jsonBenchHeap(t)
+	in := &Input{Log: parseKeepPath(t, demo+"gctrace.log"), Heap: h, Trace: analyzeTrace(t, demo+"trace.out"), Bundle: "my bundle",
+		Run: &RunInfo{Command: []string{"./server", "-addr", ":8080", "it's"}}}
+	d := Diagnose(in)
+	want := map[string]string{
+		"alloc-churn":       `gcdoctor run --out after -- ./server -addr :8080 'it'\''s' && gcdoctor diff 'my bundle' after`,
+		"trace-stw-long":    "gcdoctor trace trace-after.out",
+		"heap-hot-site":     "gcdoctor heap allocs-after.pb.gz",
+		"evidence-mismatch": "",
+	}
+	seen := 0
+	for _, f := range d.Findings {
+		w, ok := want[f.ID]
+		if !ok || w == "" {
+			continue
+		}
+		seen++
+		if f.Command != w {
+			t.Errorf("%s: command %q, want %q", f.ID, f.Command, w)
+		}
+	}
+	if seen == 0 {
+		t.Fatalf("none of %v among the findings %v", want, ids(d))
+	}
+}

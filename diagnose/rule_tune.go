@@ -63,16 +63,19 @@ func tuneFinding(c *context, t *TuningEvidence) *Finding {
 		"Predicted for the program as it is now, for the same work: after the code fixes it allocates less, so record a new log and predict again (gcdoctor whatif).",
 		fmt.Sprintf("The model: %s", t.Describe()),
 	}
-	verify := func(s pacer.Setting) string {
-		cmd := "CMD"
+	sweep := func(s pacer.Setting) string {
+		cmd := "PROGRAM"
 		if c.in.Run != nil && len(c.in.Run.Command) > 0 {
-			cmd = strings.Join(c.in.Run.Command, " ")
+			cmd = shellJoin(c.in.Run.Command)
 		}
 		v := fmt.Sprintf("gcdoctor sweep --gogc %s,%s", gogcArg(t.Model.Observed.GOGC), gogcArg(s.GOGC))
 		if s.MemoryLimit > 0 {
 			v += " --memlimit " + pacer.GOMEMLIMIT(s.MemoryLimit)
 		}
-		return v + " --count 5 -- " + cmd + ": GC CPU and wall time should improve significantly, peak RSS stay within the budget."
+		return v + " --count 5 -- " + cmd
+	}
+	verify := func(s pacer.Setting) string {
+		return sweep(s) + ": GC CPU and wall time should improve significantly, peak RSS stay within the budget."
 	}
 	if r := t.Recommendation; r != nil {
 		e := r.Expected.GCCPUFraction.Value
@@ -89,7 +92,7 @@ func tuneFinding(c *context, t *TuningEvidence) *Finding {
 		}
 		f.Remedy = fmt.Sprintf("After the code fixes, run with %s (or debug.SetGCPercent and debug.SetMemoryLimit at start-up). %s.", r.Setting, strings.Join(r.Reasons, "; "))
 		f.Caveats = append(f.Caveats, r.Warnings...)
-		f.Verify = verify(r.Setting)
+		f.Verify, f.Command = verify(r.Setting), sweep(r.Setting)
 		return f
 	}
 	if b < tuneMinGCCPU {
@@ -122,7 +125,7 @@ func tuneFinding(c *context, t *TuningEvidence) *Finding {
 	}
 	f.Remedy = fmt.Sprintf("After the code fixes, raise GOGC (GOGC=%s is the smallest value that cuts GC CPU by a quarter, so the heap grows no more than it must) and set GOMEMLIMIT to about 90%% of the memory the program may use, so the heap cannot outgrow it. With the budget known, gcdoctor whatif --budget SIZE (or gcdoctor doctor --budget SIZE) picks both.",
 		gogcArg(best.Setting.GOGC))
-	f.Verify = verify(best.Setting)
+	f.Verify, f.Command = verify(best.Setting), sweep(best.Setting)
 	return f
 }
 

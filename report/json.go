@@ -218,6 +218,7 @@ type jsonAction struct {
 	Where    []jsonLocation `json:"where"`
 	Remedy   string         `json:"remedy"`
 	Verify   string         `json:"verify"`
+	Command  string         `json:"command,omitempty"`
 }
 
 type jsonEvidence struct {
@@ -311,7 +312,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	doc.Lint, doc.Tuning, doc.CrossChecks = lintJSON(d), tuningJSON(d), crossJSON(d)
 	if d.FirstActions {
 		for i, f := range d.Actions(5) {
-			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Where: []jsonLocation{}}
+			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Command: f.Command, Where: []jsonLocation{}}
 			for _, l := range f.Where {
 				a.Where = append(a.Where, jsonLocation{File: l.File, Line: l.Line, EndLine: l.EndLine})
 			}

@@ -128,6 +128,9 @@ func (m *mdWriter) actions(d *diagnose.Diagnosis) {
 		if f.Verify != "" {
 			m.printf("  \n   Verify: %s", mdProse(f.Verify, false))
 		}
+		if f.Command != "" {
+			m.printf("  \n   Check: %s", mdCode(f.Command, false))
+		}
 		m.printf("\n")
 	}
 	m.printf("\n")

@@ -340,6 +340,9 @@ func (t *textWriter) actions(d *diagnose.Diagnosis) {
 		}
 		t.wrap(fmt.Sprintf("  %d. ", i+1), "     ", f.Title+where+": "+firstSentence(f.Remedy))
 		t.wrap("     ", "     ", t.style(ansiDim, "Verify: "+f.Verify))
+		if f.Command != "" {
+			t.wrap("     ", "       ", "$ "+f.Command)
+		}
 	}
 }
 

@@ -151,6 +151,7 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 	}
 	defer b.Close()
 	in := bundleInput(b, df)
+	in.Bundle = path
 	var notes []string
 	name := func(f string) string { return strings.TrimSuffix(path, "/") + "/" + f }
 	found := 0
