@@ -13,6 +13,11 @@ import (
 	"github.com/gcdoctor/gcdoctor/internal/sarif"
 )
 
+// minSARIFSiteShare leaves out the sites that carry less than 1% of the
+// profile's bytes: annotations in code review for lines that cost nothing
+// would only be noise.
+const minSARIFSiteShare = 0.01
+
 // allocSiteRule is the SARIF rule of a ranked allocation site that no
 // finding covers: not a problem by itself, but where the bytes come from.
 var allocSiteRule = sarif.Rule{
@@ -148,7 +153,7 @@ func sarifLog(d *diagnose.Diagnosis, toolVersion string, paths sarifPaths) *sari
 	}
 	for _, s := range d.HeapSites() {
 		uri, ok := paths.uri(s.File)
-		if !ok || s.Line <= 0 || covered[fmt.Sprintf("%s:%d", uri, s.Line)] {
+		if !ok || s.Line <= 0 || covered[fmt.Sprintf("%s:%d", uri, s.Line)] || s.Share < minSARIFSiteShare {
 			continue
 		}
 		msg := fmt.Sprintf("Allocation site #%d of the heap profile: %s allocates %s (%.1f %% of the profile's bytes) in %s objects, %.0f %% short-lived.",
