@@ -20,7 +20,6 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
-	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
 	"github.com/gcdoctor/gcdoctor/lint/appendprealloc"
@@ -89,6 +88,9 @@ type Options struct {
 	Env []string
 	// BuildFlags are passed to the go command (for example -tags).
 	BuildFlags []string
+	// NoCache turns off the result cache (see cache.go), which is also
+	// off when the environment has GCDOCTOR_LINT_CACHE=off.
+	NoCache bool
 }
 
 // Diagnostic is one finding.
@@ -160,8 +162,7 @@ func Run(dir string, patterns []string, opts Options) (*Result, error) {
 		env = os.Environ()
 	}
 	cfg := &packages.Config{
-		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles | packages.NeedImports |
-			packages.NeedTypes | packages.NeedTypesSizes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+		Mode:       listMode,
 		Dir:        absDir,
 		Env:        env,
 		Tests:      opts.Tests,
@@ -171,86 +172,50 @@ func Run(dir string, patterns []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading packages: %w", err)
 	}
-	res := &Result{Diagnostics: []Diagnostic{}}
-	var ok []*packages.Package
-	for _, p := range pkgs {
-		if len(p.Errors) > 0 {
-			pe := PackageError{Package: p.PkgPath}
-			if pe.Package == "" {
-				pe.Package = p.ID
-			}
-			for _, e := range p.Errors {
-				pe.Errors = append(pe.Errors, relativize(absDir, e.Error()))
-			}
-			res.Broken = append(res.Broken, pe)
-		}
-		if p.Types != nil && p.TypesInfo != nil && len(p.Syntax) > 0 {
-			ok = append(ok, p)
-		}
-	}
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("no packages match %s in %s", strings.Join(patterns, " "), dir)
 	}
-	if len(ok) == 0 {
-		if len(res.Broken) > 0 {
-			return res, nil
+	var results []pkgResult
+	if !opts.Tests && exportDataComplete(pkgs) {
+		var cache *resultCache
+		if !opts.NoCache {
+			cache = openCache()
 		}
-		return nil, errors.New("no package could be loaded")
-	}
-	graph, err := checker.Analyze(analyzers, ok, nil)
-	if err != nil {
-		return nil, err
-	}
-	generated := map[string]bool{}
-	for _, p := range ok {
-		for _, f := range p.Syntax {
-			if lintutil.Generated(f) {
-				generated[p.Fset.File(f.Pos()).Name()] = true
-			}
+		results = checkFromExportData(pkgs, analyzers, cache)
+	} else {
+		results, err = checkFromSource(cfg, patterns, analyzers)
+		if err != nil {
+			return nil, err
 		}
 	}
+	res := &Result{Diagnostics: []Diagnostic{}}
+	checked := false
 	seen := map[string]bool{}
-	for _, act := range graph.Roots {
-		if act.Err != nil {
-			res.AnalysisErrors = append(res.AnalysisErrors, fmt.Sprintf("%s: %v", act, act.Err))
-			continue
+	for _, r := range results {
+		if r.broken != nil {
+			pe := *r.broken
+			for i, e := range pe.Errors {
+				pe.Errors[i] = relativize(absDir, e)
+			}
+			res.Broken = append(res.Broken, pe)
 		}
-		fset := act.Package.Fset
-		for _, d := range act.Diagnostics {
-			pos := fset.Position(d.Pos)
-			if generated[pos.Filename] {
-				continue
-			}
-			diag := Diagnostic{
-				Rule:     act.Analyzer.Name,
-				File:     relativize(absDir, pos.Filename),
-				Line:     pos.Line,
-				Column:   pos.Column,
-				Message:  d.Message,
-				Severity: "warning",
-			}
-			if d.Category == "info" {
-				diag.Severity = "info"
-			}
-			for _, sf := range d.SuggestedFixes {
-				fix := Fix{Message: sf.Message}
-				for _, e := range sf.TextEdits {
-					start := fset.Position(e.Pos)
-					end := start
-					if e.End.IsValid() {
-						end = fset.Position(e.End)
-					}
-					fix.Edits = append(fix.Edits, Edit{File: start.Filename, Offset: start.Offset, End: end.Offset, NewText: string(e.NewText)})
-				}
-				diag.SuggestedFixes = append(diag.SuggestedFixes, fix)
-			}
-			key := fmt.Sprintf("%s:%d:%d:%s:%s", pos.Filename, pos.Line, pos.Column, diag.Rule, diag.Message)
+		checked = checked || r.checked
+		res.AnalysisErrors = append(res.AnalysisErrors, r.analysisErrors...)
+		for _, diag := range r.diags {
+			key := fmt.Sprintf("%s:%d:%d:%s:%s", diag.File, diag.Line, diag.Column, diag.Rule, diag.Message)
 			if seen[key] {
 				continue // the same file in a package and its test variant
 			}
 			seen[key] = true
+			diag.File = relativize(absDir, diag.File)
 			res.Diagnostics = append(res.Diagnostics, diag)
 		}
+	}
+	if !checked {
+		if len(res.Broken) > 0 {
+			return res, nil
+		}
+		return nil, errNoPackages
 	}
 	sort.SliceStable(res.Diagnostics, func(i, j int) bool {
 		a, b := res.Diagnostics[i], res.Diagnostics[j]

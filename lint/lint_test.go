@@ -252,3 +252,106 @@ func TestVetTool(t *testing.T) {
 		t.Errorf("go vet reported a generated file:\n%s", out)
 	}
 }
+
+// TestMain keeps the result cache of the tests out of the user's cache,
+// unless GCDOCTOR_LINT_CACHE says where it goes (or "off").
+func TestMain(m *testing.M) {
+	if os.Getenv("GCDOCTOR_LINT_CACHE") != "" {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "gcdoctor-lint-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("GCDOCTOR_LINT_CACHE", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// TestCache checks that cached results are those of a fresh run and that
+// a changed file is checked again.
+func TestCache(t *testing.T) {
+	t.Setenv("GCDOCTOR_LINT_CACHE", t.TempDir())
+	dir := copyModule(t)
+	os.RemoveAll(filepath.Join(dir, "cgo"))
+	fresh, err := lint.Run(dir, nil, lint.Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the first run fills the cache, the second reads it
+		cached, err := lint.Run(dir, nil, lint.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(t, fresh), mustJSON(t, cached); a != b {
+			t.Fatalf("cached result differs:\n%s\n%s", a, b)
+		}
+	}
+	entries, _ := filepath.Glob(filepath.Join(os.Getenv("GCDOCTOR_LINT_CACHE"), "*", "*.json"))
+	if len(entries) == 0 {
+		t.Error("nothing cached")
+	}
+	// A new finding in a changed file.
+	f, err := os.OpenFile(filepath.Join(dir, "gen", "real.go"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\nfunc Again(n int) {\n\tfor range n {\n\t\truntime.GC()\n\t}\n}\n")
+	f.Close()
+	again, err := lint.Run(dir, nil, lint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rules(again, filepath.Join("gen", "real.go"))), len(rules(fresh, filepath.Join("gen", "real.go")))+1; got != want {
+		t.Errorf("gen/real.go has %d findings after the change, want %d", got, want)
+	}
+}
+
+// TestBrokenDependency checks packages that import a package that does not
+// compile (which has no export data): they are checked from source.
+func TestBrokenDependency(t *testing.T) {
+	dir := copyModule(t)
+	os.RemoveAll(filepath.Join(dir, "cgo"))
+	os.MkdirAll(filepath.Join(dir, "uses"), 0o755)
+	src := `package uses
+
+import (
+	"runtime"
+
+	"example.com/mod/broken"
+)
+
+func F(n int) int {
+	for i := 0; i < n; i++ {
+		runtime.GC()
+	}
+	return broken.Bad()
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "uses", "uses.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := lint.Run(dir, nil, lint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rules(res, filepath.Join("uses", "uses.go")); len(got) != 1 || got[0] != "forcedgc" {
+		t.Errorf("uses.go rules = %v, want [forcedgc]", got)
+	}
+	if got := rules(res, filepath.Join("app", "app.go")); len(got) != 6 {
+		t.Errorf("app.go rules = %v", got)
+	}
+	if len(res.Broken) == 0 || res.Broken[0].Package != "example.com/mod/broken" {
+		t.Errorf("broken = %+v", res.Broken)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

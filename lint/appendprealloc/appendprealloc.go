@@ -35,40 +35,32 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
-	loop := c.Node().(ast.Stmt)
-	count, ok := lintutil.LoopCount(pass, loop)
+	// Find the appends first: most loops have none, and they are cheaper
+	// to look for than the loop's count.
+	var appends []*ast.AssignStmt
+	for _, stmt := range lintutil.LoopBody(c.Node().(ast.Stmt)).List {
+		if as := selfAppend(info, stmt); as != nil {
+			appends = append(appends, as)
+		}
+	}
+	if len(appends) == 0 {
+		return
+	}
+	loop, ok := lintutil.CountedLoopAt(pass, c)
 	if !ok {
 		return
 	}
-	body := lintutil.LoopBody(loop)
-	if !lintutil.RunsEveryIteration(info, body) {
-		return
-	}
-	list, index, ok := lintutil.StmtList(c)
-	if !ok {
-		return
-	}
-	for _, stmt := range body.List {
-		as, ok := stmt.(*ast.AssignStmt)
-		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-			continue
-		}
-		call, ok := as.Rhs[0].(*ast.CallExpr)
-		if !ok || !lintutil.IsBuiltin(info, call, "append") || len(call.Args) != 2 || call.Ellipsis.IsValid() {
-			continue
-		}
+	for _, as := range appends {
+		call := as.Rhs[0].(*ast.CallExpr)
 		v := lintutil.LocalVar(info, as.Lhs[0])
-		if v == nil || lintutil.LocalVar(info, call.Args[0]) != v {
-			continue
-		}
 		// The append must be the only use of the slice in the loop.
-		if lintutil.CountUses(info, body, v) != 2 {
+		if lintutil.CountUses(info, loop.Body, v) != 2 {
 			continue
 		}
 		if _, isSlice := v.Type().Underlying().(*types.Slice); !isSlice {
 			continue
 		}
-		decl, between, ok := lintutil.PrecedingDecl(info, list, index, v)
+		decl, fixable, ok := loop.DeclBefore(info, v)
 		if !ok {
 			continue
 		}
@@ -76,13 +68,13 @@ func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
 		if typ == nil {
 			continue
 		}
-		capText := count.Text
+		capText := loop.Count.Text
 		d := analysis.Diagnostic{
 			Pos:     call.Pos(),
 			End:     call.End(),
 			Message: fmt.Sprintf("%s grows by one append per iteration of a loop that runs %s times; preallocate it with make(%s, 0, %s)", v.Name(), capText, lintutil.Text(pass.Fset, typ), capText),
 		}
-		if lintutil.DeclaredBefore(info, count.Expr, decl.Pos()) && !modifiesAny(info, between, count.Vars) {
+		if fixable {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message: "Preallocate the slice",
 				TextEdits: []analysis.TextEdit{{
@@ -96,13 +88,22 @@ func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
 	}
 }
 
-func modifiesAny(info *types.Info, stmts []ast.Stmt, vars []*types.Var) bool {
-	for _, s := range stmts {
-		if lintutil.Modifies(info, s, vars) {
-			return true
-		}
+// selfAppend returns stmt if it is "s = append(s, x)" for a local
+// variable s.
+func selfAppend(info *types.Info, stmt ast.Stmt) *ast.AssignStmt {
+	as, ok := stmt.(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil
 	}
-	return false
+	call, ok := as.Rhs[0].(*ast.CallExpr)
+	if !ok || !lintutil.IsBuiltin(info, call, "append") || len(call.Args) != 2 || call.Ellipsis.IsValid() {
+		return nil
+	}
+	v := lintutil.LocalVar(info, as.Lhs[0])
+	if v == nil || lintutil.LocalVar(info, call.Args[0]) != v {
+		return nil
+	}
+	return as
 }
 
 // emptySliceType returns the slice type expression of a declaration of an

@@ -38,6 +38,11 @@ func run(pass *analysis.Pass) (any, error) {
 				continue // io.Copy uses them and allocates no buffer
 			}
 			place := lintutil.Where(info, c)
+			// Code on the loop's way out runs once per loop, not per
+			// iteration; the loop may itself be repeated.
+			for place.Loop != nil && lintutil.LeavesLoop(info, c, place.Loop) {
+				place.Loop = lintutil.OuterLoop(info, c, place.Loop)
+			}
 			if !place.Hot() {
 				continue
 			}
@@ -46,11 +51,17 @@ func run(pass *analysis.Pass) (any, error) {
 				where = "on every HTTP request"
 			}
 			q := types.RelativeTo(pass.Pkg)
+			// CopyN reads through an io.LimitedReader, and io.Copy sizes
+			// its buffer down to the limit when that is smaller.
+			size := "a 32 KiB buffer"
+			if lintutil.IsFunc(info, call, "io", "CopyN") {
+				size = "a buffer of up to 32 KiB"
+			}
 			pass.Report(analysis.Diagnostic{
 				Pos: call.Pos(),
 				End: call.End(),
-				Message: fmt.Sprintf("%s allocates a 32 KiB buffer %s (%s has no WriteTo, %s has no ReadFrom); use io.CopyBuffer with a pooled buffer",
-					lintutil.Text(pass.Fset, call.Fun), where, types.TypeString(src, q), types.TypeString(dst, q)),
+				Message: fmt.Sprintf("%s allocates %s %s (%s has no WriteTo, %s has no ReadFrom); use io.CopyBuffer with a pooled buffer",
+					lintutil.Text(pass.Fset, call.Fun), size, where, types.TypeString(src, q), types.TypeString(dst, q)),
 			})
 		}
 	}

@@ -60,6 +60,11 @@ func run(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			place := lintutil.Where(info, c)
+			// Code on the loop's way out runs once per loop, not per
+			// iteration; the loop may itself be repeated.
+			for place.Loop != nil && lintutil.LeavesLoop(info, c, place.Loop) {
+				place.Loop = lintutil.OuterLoop(info, c, place.Loop)
+			}
 			if !place.Hot() {
 				continue
 			}

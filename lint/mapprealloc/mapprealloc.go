@@ -34,40 +34,28 @@ func run(pass *analysis.Pass) (any, error) {
 }
 
 func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
-	loop := c.Node().(ast.Stmt)
-	count, ok := lintutil.LoopCount(pass, loop)
+	// Find the stores first: most loops have none, and they are cheaper to
+	// look for than the loop's count.
+	var stores []*ast.AssignStmt
+	for _, stmt := range lintutil.LoopBody(c.Node().(ast.Stmt)).List {
+		if as := mapStore(info, stmt); as != nil {
+			stores = append(stores, as)
+		}
+	}
+	if len(stores) == 0 {
+		return
+	}
+	loop, ok := lintutil.CountedLoopAt(pass, c)
 	if !ok {
 		return
 	}
-	body := lintutil.LoopBody(loop)
-	if !lintutil.RunsEveryIteration(info, body) {
-		return
-	}
-	list, index, ok := lintutil.StmtList(c)
-	if !ok {
-		return
-	}
-	for _, stmt := range body.List {
-		as, ok := stmt.(*ast.AssignStmt)
-		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
-			continue
-		}
-		ix, ok := as.Lhs[0].(*ast.IndexExpr)
-		if !ok {
-			continue
-		}
-		v := lintutil.LocalVar(info, ix.X)
-		if v == nil {
-			continue
-		}
-		if _, isMap := v.Type().Underlying().(*types.Map); !isMap {
-			continue
-		}
+	for _, as := range stores {
+		v := lintutil.LocalVar(info, as.Lhs[0].(*ast.IndexExpr).X)
 		// The store must be the only use of the map in the loop.
-		if lintutil.CountUses(info, body, v) != 1 {
+		if lintutil.CountUses(info, loop.Body, v) != 1 {
 			continue
 		}
-		decl, between, ok := lintutil.PrecedingDecl(info, list, index, v)
+		decl, fixable, ok := loop.DeclBefore(info, v)
 		if !ok {
 			continue
 		}
@@ -75,19 +63,20 @@ func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
 		if typ == nil {
 			continue
 		}
+		count := loop.Count.Text
 		typText := lintutil.Text(pass.Fset, typ)
 		d := analysis.Diagnostic{
 			Pos:     as.Pos(),
 			End:     as.End(),
-			Message: fmt.Sprintf("map %s gets one entry per iteration of a loop that runs %s times; create it with make(%s, %s)", v.Name(), count.Text, typText, count.Text),
+			Message: fmt.Sprintf("map %s gets one entry per iteration of a loop that runs %s times; create it with make(%s, %s)", v.Name(), count, typText, count),
 		}
-		if lintutil.DeclaredBefore(info, count.Expr, decl.Pos()) && !modifiesAny(info, between, count.Vars) {
+		if fixable {
 			d.SuggestedFixes = []analysis.SuggestedFix{{
 				Message: "Give the map a size hint",
 				TextEdits: []analysis.TextEdit{{
 					Pos:     decl.Pos(),
 					End:     decl.End(),
-					NewText: fmt.Appendf(nil, "%s := make(%s, %s)", v.Name(), typText, count.Text),
+					NewText: fmt.Appendf(nil, "%s := make(%s, %s)", v.Name(), typText, count),
 				}},
 			}}
 		}
@@ -95,13 +84,24 @@ func check(pass *analysis.Pass, info *types.Info, c inspector.Cursor) {
 	}
 }
 
-func modifiesAny(info *types.Info, stmts []ast.Stmt, vars []*types.Var) bool {
-	for _, s := range stmts {
-		if lintutil.Modifies(info, s, vars) {
-			return true
-		}
+// mapStore returns stmt if it is "m[k] = x" for a local map variable m.
+func mapStore(info *types.Info, stmt ast.Stmt) *ast.AssignStmt {
+	as, ok := stmt.(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil
 	}
-	return false
+	ix, ok := as.Lhs[0].(*ast.IndexExpr)
+	if !ok {
+		return nil
+	}
+	v := lintutil.LocalVar(info, ix.X)
+	if v == nil {
+		return nil
+	}
+	if _, isMap := v.Type().Underlying().(*types.Map); !isMap {
+		return nil
+	}
+	return as
 }
 
 // emptyMapType returns the map type of m := map[K]V{} or m := make(map[K]V).

@@ -268,3 +268,234 @@ func LocalVar(info *types.Info, e ast.Expr) *types.Var {
 	}
 	return v
 }
+
+// CountedLoop is a loop whose number of iterations is known before it
+// starts and whose every iteration runs the body to the end: a value grown
+// by one element per iteration of its body ends with Count more elements.
+// appendprealloc and mapprealloc look for slices and maps grown so.
+type CountedLoop struct {
+	Count Count
+	Body  *ast.BlockStmt
+	list  []ast.Stmt // the statements around the loop
+	index int        // the loop's index in list
+}
+
+// CountedLoopAt returns the counted loop at c (a for or range statement),
+// if it is one and directly in a statement list, where a declaration
+// before it can be found.
+func CountedLoopAt(pass *analysis.Pass, c inspector.Cursor) (CountedLoop, bool) {
+	loop := c.Node().(ast.Stmt)
+	count, ok := LoopCount(pass, loop)
+	if !ok {
+		return CountedLoop{}, false
+	}
+	body := LoopBody(loop)
+	if !RunsEveryIteration(pass.TypesInfo, body) {
+		return CountedLoop{}, false
+	}
+	list, index, ok := StmtList(c)
+	if !ok {
+		return CountedLoop{}, false
+	}
+	return CountedLoop{Count: count, Body: body, list: list, index: index}, true
+}
+
+// DeclBefore finds the declaration of v among the statements before the
+// loop, requiring that none in between mentions v. fixable reports
+// whether the count can be computed at the declaration instead: every
+// variable it uses is declared before it and none is changed in between.
+func (l CountedLoop) DeclBefore(info *types.Info, v types.Object) (decl ast.Stmt, fixable, ok bool) {
+	decl, between, ok := PrecedingDecl(info, l.list, l.index, v)
+	if !ok {
+		return nil, false, false
+	}
+	if !DeclaredBefore(info, l.Count.Expr, decl.Pos()) {
+		return decl, false, true
+	}
+	for _, s := range between {
+		if Modifies(info, s, l.Count.Vars) {
+			return decl, false, true
+		}
+	}
+	return decl, true, true
+}
+
+// InKeySwitch reports whether the node at c runs at most once per key of
+// loop, a range over a map: it is in a case with constant values of a
+// switch on the key (or on a value computed from the key alone, such as
+// strings.ToLower(key)). Map keys are distinct, so such a case runs about
+// once per map, not once per iteration: the idiom of options read from a
+// map (nats-server opts.go:5316, hugo commands/import.go:281).
+func InKeySwitch(info *types.Info, c inspector.Cursor, loop ast.Stmt) bool {
+	rng, ok := loop.(*ast.RangeStmt)
+	if !ok || rng.Key == nil {
+		return false
+	}
+	if t := info.TypeOf(rng.X); t == nil {
+		return false
+	} else if _, isMap := t.Underlying().(*types.Map); !isMap {
+		return false
+	}
+	keyID, ok := rng.Key.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	key := info.ObjectOf(keyID)
+	if key == nil || Modifies(info, rng.Body, []*types.Var{key.(*types.Var)}) {
+		return false
+	}
+	for cur := c.Parent(); cur.Node() != nil && cur.Node() != loop; cur = cur.Parent() {
+		cc, ok := cur.Node().(*ast.CaseClause)
+		if !ok || len(cc.List) == 0 {
+			continue // the default case runs for every other key
+		}
+		sw, ok := cur.Parent().Parent().Node().(*ast.SwitchStmt)
+		if !ok || sw.Tag == nil {
+			continue
+		}
+		constant := true
+		for _, e := range cc.List {
+			if tv, ok := info.Types[e]; !ok || tv.Value == nil {
+				constant = false
+			}
+		}
+		if constant && fromKey(info, sw.Tag, key, rng.Body) {
+			return true
+		}
+	}
+	return false
+}
+
+// fromKey reports whether e depends on no variable but key, directly or
+// through local variables of body set once from key alone.
+func fromKey(info *types.Info, e ast.Expr, key types.Object, body *ast.BlockStmt) bool {
+	for _, v := range Objects(info, e) {
+		if v == key {
+			continue
+		}
+		if v.Pos() < body.Pos() || v.Pos() >= body.End() || Modifies(info, body, []*types.Var{v}) {
+			return false
+		}
+		init := declInit(info, body, v)
+		if init == nil {
+			return false
+		}
+		for _, w := range Objects(info, init) {
+			if w != key {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// declInit returns x of the statement "v := x" at the top of body.
+func declInit(info *types.Info, body *ast.BlockStmt, v *types.Var) ast.Expr {
+	for _, s := range body.List {
+		if Declares(info, s, v) {
+			_, value := DeclValue(s)
+			return value
+		}
+	}
+	return nil
+}
+
+// LeavesLoop reports whether the node at c, in loop, runs at most once per
+// execution of the loop because the statement holding it, or one after it
+// on every path to the end of the loop body, leaves the loop: return,
+// panic, os.Exit, log.Fatal, goto, a labeled break, or a break that ends
+// the loop. Such code is on the loop's way out (vault command/server.go:2102,
+// v1.21.4: a buffer for a stack dump before returning an error).
+func LeavesLoop(info *types.Info, c inspector.Cursor, loop ast.Stmt) bool {
+	stmt := c
+	for ; stmt.Node() != nil && stmt.Node() != loop; stmt = stmt.Parent() {
+		if _, isStmt := stmt.Node().(ast.Stmt); isStmt {
+			break
+		}
+	}
+	if stmt.Node() == nil || stmt.Node() == loop {
+		return false
+	}
+	if Leaves(info, []ast.Stmt{stmt.Node().(ast.Stmt)}) {
+		return true
+	}
+	for cur := stmt; cur.Node() != loop; cur = cur.Parent() {
+		switch cur.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.FuncLit:
+			return false // another loop, or a function, in between
+		case *ast.CaseClause, *ast.CommClause:
+			continue
+		}
+		if _, isStmt := cur.Node().(ast.Stmt); !isStmt {
+			continue
+		}
+		list, index, ok := StmtList(cur)
+		if !ok {
+			continue
+		}
+	scan:
+		for _, s := range list[index+1:] {
+			if b, ok := s.(*ast.BranchStmt); ok && b.Label == nil {
+				switch b.Tok {
+				case token.CONTINUE:
+					return false
+				case token.BREAK:
+					if !breaksInner(cur, loop) {
+						return true
+					}
+					break scan // on after the switch, select or inner loop
+				}
+			}
+			if Leaves(info, []ast.Stmt{s}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// breaksInner reports whether the statement at c is inside a switch,
+// select or loop statement inside loop, which an unlabeled break would end.
+func breaksInner(c inspector.Cursor, loop ast.Stmt) bool {
+	for p := c.Parent(); p.Node() != loop; p = p.Parent() {
+		switch p.Node().(type) {
+		case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.ForStmt, *ast.RangeStmt:
+			return true
+		}
+	}
+	return false
+}
+
+// Leaves reports whether the statement list ends by leaving the enclosing
+// loop and function: return, panic, os.Exit, log.Fatal or log.Panic, goto,
+// or a labeled break (taken to be out of the loop).
+func Leaves(info *types.Info, body []ast.Stmt) bool {
+	if len(body) == 0 {
+		return false
+	}
+	switch s := body[len(body)-1].(type) {
+	case *ast.ReturnStmt:
+		return true
+	case *ast.BranchStmt:
+		return s.Tok == token.GOTO || (s.Tok == token.BREAK && s.Label != nil)
+	case *ast.ExprStmt:
+		if call, ok := s.X.(*ast.CallExpr); ok {
+			return IsBuiltin(info, call, "panic") || IsFunc(info, call, "os", "Exit") || IsFunc(info, call, "log", "Fatal", "Fatalf", "Fatalln", "Panic", "Panicf", "Panicln")
+		}
+	case *ast.BlockStmt:
+		return Leaves(info, s.List)
+	}
+	return false
+}
+
+// OuterLoop returns the loop of the same function whose body (or condition
+// or post statement) contains loop, the statement at or above c; nil if
+// there is none.
+func OuterLoop(info *types.Info, c inspector.Cursor, loop ast.Stmt) ast.Stmt {
+	for cur := c; cur.Node() != nil; cur = cur.Parent() {
+		if cur.Node() == loop {
+			return Where(info, cur).Loop
+		}
+	}
+	return nil
+}

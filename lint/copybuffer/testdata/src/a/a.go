@@ -38,3 +38,20 @@ func handler(w http.ResponseWriter, r *http.Request) {
 func once(w *writer, r *reader) {
 	io.Copy(w, r)
 }
+
+// Not flagged: copied on the loop's way out, at most once.
+func copyFirst(rs []*reader, w *writer) error {
+	for _, r := range rs {
+		if r != nil {
+			_, err := io.Copy(w, r)
+			return err
+		}
+	}
+	return nil
+}
+
+func copyN(rs []*reader, w *writer) {
+	for _, r := range rs {
+		io.CopyN(w, r, 100) // want `io.CopyN allocates a buffer of up to 32 KiB on every iteration of a loop`
+	}
+}

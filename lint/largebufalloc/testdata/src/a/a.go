@@ -32,3 +32,51 @@ func other(n int) {
 	}
 	_ = make([]byte, 1<<20)
 }
+
+// Not flagged: allocated on the loop's way out, at most once (vault
+// command/server.go).
+func waitLeader(isLeader func() bool, dump func([]byte)) bool {
+	for tries := 5; !isLeader(); tries-- {
+		if tries == 0 {
+			buf := make([]byte, 1<<16)
+			dump(buf)
+			return false
+		}
+	}
+	return true
+}
+
+// Not flagged: the same in the returned expression.
+func firstBig(rs []io.Reader) []byte {
+	for _, r := range rs {
+		if r != nil {
+			return make([]byte, 1<<16)
+		}
+	}
+	return nil
+}
+
+// Flagged: the branch leaves the inner loop, but the outer one repeats it.
+func perBatch(batches [][]io.Reader) {
+	for _, b := range batches {
+		for _, r := range b {
+			if r == nil {
+				buf := make([]byte, 1<<16) // want `64 KiB buffer allocated on every iteration of a loop`
+				_ = buf
+				break
+			}
+		}
+	}
+}
+
+// Flagged: break ends the switch, not the loop.
+func perItem(rs []io.Reader) {
+	for _, r := range rs {
+		switch r {
+		case nil:
+			buf := make([]byte, 1<<16) // want `64 KiB buffer allocated on every iteration of a loop`
+			_ = buf
+			break
+		}
+	}
+}

@@ -3,6 +3,7 @@ package a
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"text/template"
 )
 
@@ -71,3 +72,77 @@ func once() *regexp.Regexp {
 
 // Not flagged: a package-level variable already.
 var pkgRe = regexp.MustCompile(`a+`)
+
+// Not flagged: each key of a map comes once, so the case runs once per
+// map (nats-server opts.go, hugo import.go).
+func options(opts map[string]string) bool {
+	ok := true
+	for k, v := range opts {
+		switch strings.ToLower(k) {
+		case "pin":
+			re := regexp.MustCompile(`^[0-9a-f]{64}$`)
+			ok = ok && re.MatchString(v)
+		}
+	}
+	return ok
+}
+
+// Not flagged: the same through a variable set from the key.
+func options2(opts map[string]string) bool {
+	ok := true
+	for k, v := range opts {
+		lower := strings.ToLower(k)
+		switch lower {
+		case "pin", "pins":
+			ok = ok && regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(v)
+		}
+	}
+	return ok
+}
+
+// Flagged: the default case runs for every other key.
+func optionsDefault(opts map[string]string) {
+	for k, v := range opts {
+		switch k {
+		case "x":
+		default:
+			re, _ := regexp.Compile(`^[0-9a-f]+$`) // want `regexp.Compile`
+			_ = re.MatchString(v)
+		}
+	}
+}
+
+// Flagged: the switch is on the value, which repeats.
+func optionsByValue(opts map[string]string) {
+	for _, v := range opts {
+		switch v {
+		case "x":
+			re, _ := regexp.Compile(`^[0-9a-f]+$`) // want `regexp.Compile`
+			_ = re.MatchString(v)
+		}
+	}
+}
+
+// Flagged: the map is read once per configuration.
+func optionsPerConfig(configs []map[string]string) {
+	for _, opts := range configs {
+		for k, v := range opts {
+			switch k {
+			case "pin":
+				re, _ := regexp.Compile(`^[0-9a-f]+$`) // want `regexp.Compile`
+				_ = re.MatchString(v)
+			}
+		}
+	}
+}
+
+// Not flagged: compiled on the loop's way out, at most once.
+func firstBad(lines []string) string {
+	for _, l := range lines {
+		if l == "" {
+			re, _ := regexp.Compile(`^\s*$`)
+			return re.String()
+		}
+	}
+	return ""
+}
