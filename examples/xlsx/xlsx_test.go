@@ -1,6 +1,7 @@
 package xlsx
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -53,7 +54,7 @@ func build(t *testing.T, dir, out, pkg string) {
 
 func run(t *testing.T, gcdoctor, bin string) *runResult {
 	t.Helper()
-	cmd := exec.Command(gcdoctor, "run", "--json", "--", bin)
+	cmd := exec.Command(gcdoctor, "doctor", "--json", "--", bin)
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GOGC=") && !strings.HasPrefix(kv, "GOMEMLIMIT=") && !strings.HasPrefix(kv, "GODEBUG=") {
 			cmd.Env = append(cmd.Env, kv)
@@ -61,19 +62,24 @@ func run(t *testing.T, gcdoctor, bin string) *runResult {
 	}
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("gcdoctor run %s: %v", bin, err)
+		t.Fatalf("gcdoctor doctor -- %s: %v", bin, err)
+	}
+	// The program's own output comes first; the diagnosis is the JSON
+	// document that ends the output.
+	if i := bytes.Index(out, []byte("{\n")); i > 0 {
+		out = out[i:]
 	}
 	r := new(runResult)
 	if err := json.Unmarshal(out, r); err != nil {
-		t.Fatalf("gcdoctor run %s: %v", bin, err)
+		t.Fatalf("gcdoctor doctor -- %s: %v", bin, err)
 	}
 	if len(r.Segments) != 1 {
-		t.Fatalf("gcdoctor run %s: %d processes in the log, want 1", bin, len(r.Segments))
+		t.Fatalf("gcdoctor doctor -- %s: %d processes in the log, want 1", bin, len(r.Segments))
 	}
 	return r
 }
 
-// TestXLSX builds a sheet in memory and streamed, under gcdoctor run, and
+// TestXLSX builds a sheet in memory and streamed, under gcdoctor doctor, and
 // checks that the in-memory variant's peak heap is much larger.
 func TestXLSX(t *testing.T) {
 	if testing.Short() {
