@@ -624,3 +624,105 @@ func TestProfileGuidedLint(t *testing.T) {
 		})
 	}
 }
+
+// TestLintFix applies gcdoctor lint --fix to a copy of the examples and
+// checks that the rewritten programs build, pass go vet, run to the end,
+// and leave no fixable finding behind.
+func TestLintFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("copies and runs the examples")
+	}
+	root := t.TempDir()
+	for _, f := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join("..", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The examples in the main module (xlsx is a module of its own).
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path == "xlsx" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, "examples", path)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lintJSON := func(args ...string) []lintDiag {
+		cmd := exec.Command(gcdoctor, append([]string{"lint", "--json"}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GCDOCTOR_LINT_CACHE=off")
+		out, err := cmd.Output()
+		var doc struct {
+			Diagnostics []struct {
+				lintDiag
+				Fixes []json.RawMessage `json:"suggested_fixes"`
+			} `json:"diagnostics"`
+			Fixed []string `json:"fixed_files"`
+		}
+		if jerr := json.Unmarshal(out, &doc); jerr != nil {
+			t.Fatalf("gcdoctor lint %v: %v, %v", args, err, jerr)
+		}
+		var fixable []lintDiag
+		for _, d := range doc.Diagnostics {
+			if len(d.Fixes) > 0 {
+				fixable = append(fixable, d.lintDiag)
+			}
+		}
+		if len(args) > 0 && args[0] == "--fix" {
+			t.Logf("fixed: %v", doc.Fixed)
+			if len(doc.Fixed) == 0 {
+				t.Error("--fix rewrote no file")
+			}
+		}
+		return fixable
+	}
+	before := lintJSON("./examples/...")
+	if len(before) == 0 {
+		t.Fatal("no fixable finding in the examples")
+	}
+	lintJSON("--fix", "./examples/...")
+	for _, args := range [][]string{{"build", "./examples/..."}, {"vet", "./examples/..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s after --fix: %v\n%s", args[0], err, out)
+		}
+	}
+	// Run each program whose file was rewritten.
+	ran := map[string]bool{}
+	for _, d := range before {
+		pkg := filepath.Dir(d.File)
+		if ran[pkg] {
+			continue
+		}
+		ran[pkg] = true
+		cmd := exec.Command("go", "run", "./"+filepath.ToSlash(pkg))
+		cmd.Dir = root
+		cmd.Env = sanitizedEnv(nil)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("go run ./%s after --fix: %v\n%s", pkg, err, lastLines(string(out), 10))
+		}
+	}
+	if left := lintJSON("./examples/..."); len(left) > 0 {
+		t.Errorf("fixable findings left after --fix: %+v", left)
+	}
+}
