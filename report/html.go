@@ -182,7 +182,7 @@ func gctraceSection(d *diagnose.Diagnosis, opt HTMLOptions) (*htmlSection, error
 	case len(segs) == 1:
 		s := segs[0]
 		sec.Intro = fmt.Sprintf("%s: %s, gc %d–%d, %s format.", s.Input, linesWord(s), s.Summary.FirstGC, s.Summary.LastGC, s.Format)
-		sec.Rows = glanceRows(s)
+		sec.Rows = glanceRows(s, inlineCaveat)
 		sec.Warnings = append(sec.Warnings, s.Warnings...)
 	case len(segs) > 1:
 		sec.Intro = fmt.Sprintf("%d processes in the log; the table lists those with the most GC CPU time.", len(segs))

@@ -195,7 +195,7 @@ func (m *mdWriter) segments(d *diagnose.Diagnosis) {
 		s := segs[0]
 		m.printf("### GC at a glance\n\n%s\n\n", mdEscape(fmt.Sprintf("%s, gc %d–%d, %s format.", linesWord(s), s.Summary.FirstGC, s.Summary.LastGC, s.Format)))
 		var rows [][]string
-		for _, r := range glanceRows(s) {
+		for _, r := range glanceRows(s, inlineCaveat) {
 			rows = append(rows, []string{r[0], mdEscape(r[1])})
 		}
 		m.table([]string{"figure", "value"}, rows)

@@ -212,9 +212,11 @@ func evidenceNames(d *diagnose.Diagnosis) []string {
 	return out
 }
 
-// glanceRows are the headline figures of one process, as the text report's
-// "GC at a glance" shows them, as label and value pairs.
-func glanceRows(s *gctrace.Segment) [][2]string {
+// glanceRows are the headline figures of one process ("GC at a glance"),
+// as label and value pairs. caveat turns a caveat on a figure into what
+// follows the figure: a footnote marker in the text report, the caveat
+// itself in parentheses elsewhere.
+func glanceRows(s *gctrace.Segment, caveat func(string) string) [][2]string {
 	sm := &s.Summary
 	var rows [][2]string
 	row := func(label, value string) { rows = append(rows, [2]string{label, value}) }
@@ -231,7 +233,7 @@ func glanceRows(s *gctrace.Segment) [][2]string {
 	pauses := fmt.Sprintf("p50 %s, p95 %s, p99 %s, max %s ms (line %d)",
 		fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS), sm.MaxPauseLine)
 	if sm.PausesApprox {
-		pauses += " (percentiles estimated within 1%: more than 4096 pauses)"
+		pauses += caveat("pause percentiles are estimated within 1% (more than 4096 pauses)")
 	}
 	row("STW pauses", pauses)
 	cycles := fmt.Sprintf("%d", sm.Cycles)
@@ -325,3 +327,6 @@ func countOf(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// inlineCaveat puts a caveat right after its figure, in parentheses.
+func inlineCaveat(c string) string { return " (" + c + ")" }

@@ -183,54 +183,8 @@ func (t *textWriter) segment(s *gctrace.Segment) {
 	sm := &s.Summary
 	t.printf("\n%s", t.style(ansiBold, "GC at a glance"))
 	t.printf("  %s\n", t.style(ansiDim, fmt.Sprintf("%s, gc %d–%d, %s format", linesWord(s), sm.FirstGC, sm.LastGC, s.Format)))
-	row := func(label, value string) {
-		t.wrap(fmt.Sprintf("  %-13s ", label), strings.Repeat(" ", 16), value)
-	}
-	cpu := "n/a"
-	if gctrace.Valid(sm.GCCPUPercent) {
-		cpu = fmtNum(sm.GCCPUPercent) + " % of " + strconv.Itoa(sm.Procs) + " P"
-		if sm.RuntimeCPUPercent >= 0 {
-			cpu += fmt.Sprintf(" (the runtime says %d %% since start)", sm.RuntimeCPUPercent)
-		}
-	} else if sm.RuntimeCPUPercent >= 0 {
-		cpu = fmt.Sprintf("%d %% since start (runtime's figure)", sm.RuntimeCPUPercent)
-	}
-	row("GC CPU", cpu)
-	pauses := fmt.Sprintf("p50 %s, p95 %s, p99 %s, max %s ms (line %d)",
-		fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS), sm.MaxPauseLine)
-	if sm.PausesApprox {
-		pauses += t.footnote("pause percentiles are estimated within 1% (more than 4096 pauses)")
-	}
-	row("STW pauses", pauses)
-	cycles := fmt.Sprintf("%d", sm.Cycles)
-	if gctrace.Valid(sm.GCPerSecond) {
-		cycles = fmt.Sprintf("%s /s over %s s (%d cycles", fmtNum(sm.GCPerSecond), fmtNum(sm.WallS), sm.Cycles)
-		if sm.Forced > 0 {
-			cycles += fmt.Sprintf(", %d forced", sm.Forced)
-		}
-		cycles += ")"
-	}
-	row("Cycles", cycles)
-	if sm.LiveFirstMB >= 0 {
-		row("Live heap", fmt.Sprintf("%d → %d MB (min %d, max %d)", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB))
-	}
-	heap := fmt.Sprintf("peak %d MB (line %d)", sm.PeakHeapMB, sm.PeakHeapLine)
-	if sm.MaxGoalMB >= 0 {
-		heap += fmt.Sprintf(", goal %d–%d MB", sm.MinGoalMB, sm.MaxGoalMB)
-	}
-	if sm.MaxStacksMB >= 0 {
-		heap += fmt.Sprintf(", stacks %d MB", sm.MaxStacksMB)
-	}
-	row("Heap", heap)
-	if gctrace.Valid(sm.AllocMBPerS) {
-		row("Allocation", fmtNum(sm.AllocMBPerS)+" MB/s")
-	}
-	if gctrace.Valid(sm.MarkWallPct) {
-		mark := fmtNum(sm.MarkWallPct) + " % of wall time"
-		if gctrace.Valid(sm.AssistPercent) {
-			mark += ", assists " + fmtNum(sm.AssistPercent) + " % of mark CPU"
-		}
-		row("Marking", mark)
+	for _, r := range glanceRows(s, t.footnote) {
+		t.wrap(fmt.Sprintf("  %-13s ", r[0]), strings.Repeat(" ", 16), r[1])
 	}
 	for _, w := range s.Warnings {
 		t.wrap("  (", "   ", w+")")
