@@ -132,6 +132,30 @@ func svgBytes(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	return out, nil
 }
 
+// series is one line of a chart and its legend entry.
+type series struct {
+	name   string
+	xys    plotter.XYs
+	c      color.Color
+	dashed bool
+}
+
+// addLines draws each series that has points, with its legend entry.
+func addLines(p *plot.Plot, ss []series) error {
+	for _, sr := range ss {
+		if len(sr.xys) == 0 {
+			continue
+		}
+		l, err := line(sr.xys, sr.c, sr.dashed)
+		if err != nil {
+			return err
+		}
+		p.Add(l)
+		p.Legend.Add(sr.name, l)
+	}
+	return nil
+}
+
 func line(xys plotter.XYs, c color.Color, dashed bool) (*plotter.Line, error) {
 	l, err := plotter.NewLine(xys)
 	if err != nil {
@@ -258,26 +282,12 @@ func heapChart(d *diagnose.Diagnosis, s *gctrace.Segment, maxPoints int) (*chart
 	if pre15 {
 		inuseName = "heap as printed (B of “A -> B MB”)"
 	}
-	series := []struct {
-		name   string
-		xys    plotter.XYs
-		c      color.Color
-		dashed bool
-	}{
+	if err := addLines(p, []series{
 		{inuseName, inuse, colBlue, false},
 		{"live (marked by the cycle)", live, colGreen, false},
 		{"goal", goal, colRed, true},
-	}
-	for _, sr := range series {
-		if len(sr.xys) == 0 {
-			continue
-		}
-		l, err := line(sr.xys, sr.c, sr.dashed)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(l)
-		p.Legend.Add(sr.name, l)
+	}); err != nil {
+		return nil, err
 	}
 	p.Y.Min = 0
 	headroom(p, 3)
@@ -312,21 +322,8 @@ func traceHeapChart(r *exectrace.Result) (*chart, error) {
 			goal = append(goal, plotter.XY{X: h.AtMS, Y: float64(h.GoalBytes) / (1 << 20)})
 		}
 	}
-	for _, sr := range []struct {
-		name   string
-		xys    plotter.XYs
-		c      color.Color
-		dashed bool
-	}{{"heap objects (largest in each interval)", live, colBlue, false}, {"goal", goal, colRed, true}} {
-		if len(sr.xys) == 0 {
-			continue
-		}
-		l, err := line(sr.xys, sr.c, sr.dashed)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(l)
-		p.Legend.Add(sr.name, l)
+	if err := addLines(p, []series{{"heap objects (largest in each interval)", live, colBlue, false}, {"goal", goal, colRed, true}}); err != nil {
+		return nil, err
 	}
 	p.Y.Min = 0
 	headroom(p, 2)
@@ -632,12 +629,7 @@ func mmuChart(r *exectrace.Result) (*chart, error) {
 	p := newPlot("Minimum mutator utilisation", "window (ms, log scale)", "CPU left to the program (%)")
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	for _, sr := range []struct {
-		name   string
-		xys    plotter.XYs
-		c      color.Color
-		dashed bool
-	}{{"lowest at this or any longer window", bounded, colRed, true}, {"MMU", util, colBlue, false}} {
+	for _, sr := range []series{{"lowest at this or any longer window", bounded, colRed, true}, {"MMU", util, colBlue, false}} {
 		// The bounded curve often equals the MMU: drawn first and wider,
 		// it shows around the MMU instead of vanishing under it.
 		l, pts, err := plotter.NewLinePoints(sr.xys)
