@@ -3,23 +3,98 @@ package pacer
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 )
 
-// ParseSize parses a byte count the way the runtime parses GOMEMLIMIT
-// (parseByteCount in runtime/string.go): a non-negative decimal integer,
-// optionally followed by "B", "KiB", "MiB", "GiB" or "TiB". The runtime
-// accepts only binary (IEC) units and whole numbers: "48MiB" and "1024" are
-// valid, "1.5GiB", "48MB", "48M" and "48mib" are not, and a GOMEMLIMIT like
-// those makes the program throw "malformed GOMEMLIMIT" at start-up. Like
-// strconv.ParseInt, which the runtime uses, a leading "+" is allowed.
+// ParseSize parses a size given on gcdoctor's command line (--memlimit,
+// --budget): what the runtime accepts for GOMEMLIMIT, and also a decimal
+// fraction before a binary unit, such as "1.5GiB", rounded down to whole
+// bytes. The runtime itself accepts whole numbers only, so every size
+// gcdoctor hands back to a program or prints as advice is formatted by
+// GOMEMLIMIT ("1536MiB"). Decimal units ("48MB", "48M") and lower case are
+// refused with a hint rather than guessed at: GOMEMLIMIT has no decimal
+// units and a MB is not a MiB.
 func ParseSize(s string) (int64, error) {
+	if n, ok := parseByteCount(s); ok {
+		return n, nil
+	}
+	if n, ok := parseFraction(s); ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("size %q: %s", s, sizeHint(s, false))
+}
+
+// ParseRuntimeSize parses a byte count exactly as the runtime parses
+// GOMEMLIMIT (parseByteCount in runtime/string.go): a non-negative decimal
+// integer, optionally followed by "B", "KiB", "MiB", "GiB" or "TiB". It is
+// for values read from a program's environment, where "1.5GiB" or "48MB"
+// make the program throw "malformed GOMEMLIMIT" at start-up. Like
+// strconv.ParseInt, which the runtime uses, a leading "+" is allowed.
+func ParseRuntimeSize(s string) (int64, error) {
 	n, ok := parseByteCount(s)
 	if !ok {
-		return 0, fmt.Errorf("size %q: %s", s, sizeHint(s))
+		return 0, fmt.Errorf("size %q: %s", s, sizeHint(s, true))
 	}
 	return n, nil
+}
+
+// parseFraction reads a decimal fraction followed by a binary unit, such
+// as "1.5GiB" or "0.25MiB": digits, one point, at least one digit after it.
+func parseFraction(s string) (int64, bool) {
+	var shift uint
+	num := ""
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, shift = strings.TrimSuffix(s, u.suffix), u.shift
+			break
+		}
+	}
+	whole, frac, ok := strings.Cut(num, ".")
+	if !ok || shift == 0 || frac == "" || !allDigits(whole) || !allDigits(frac) {
+		return 0, false
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || w > math.MaxInt64>>shift {
+		return 0, false
+	}
+	// Integer arithmetic rather than a float, so that 1.1TiB is the same
+	// number of bytes everywhere; digits past the twelfth are below a byte
+	// even for TiB.
+	if len(frac) > 12 {
+		frac = frac[:12]
+	}
+	f, _ := strconv.ParseInt(frac, 10, 64)
+	den := int64(math.Pow10(len(frac)))
+	n := w<<shift + mulDiv(f, int64(1)<<shift, den)
+	if n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// mulDiv returns a × b / c rounded down, for non-negative a, b and positive
+// c, without overflowing when a × b does not fit in 64 bits.
+func mulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseByteCount mirrors runtime.parseByteCount rule for rule.
@@ -77,28 +152,48 @@ func parseByteCount(s string) (int64, bool) {
 	return int64(un * m), true
 }
 
-// sizeHint explains why the runtime would reject s, for the common mistakes.
-func sizeHint(s string) string {
+// sizeHint explains why s is refused, for the common mistakes; runtime
+// says the value was read from a program's environment, where the runtime
+// itself would refuse it.
+func sizeHint(s string, runtime bool) string {
 	switch {
 	case s == "":
 		return "empty"
-	case strings.ContainsAny(s, ".eE") && strings.ContainsAny(s, "0123456789"):
-		return "the runtime accepts whole numbers only (write 1536MiB, not 1.5GiB)"
-	case strings.HasSuffix(s, "MB") || strings.HasSuffix(s, "GB") || strings.HasSuffix(s, "KB") || strings.HasSuffix(s, "TB"):
-		return "the runtime accepts binary units only: B, KiB, MiB, GiB, TiB"
+	case runtime && strings.Contains(s, ".") && strings.ContainsAny(s, "0123456789"):
+		return "the runtime accepts whole numbers only and stops the program at start-up (write 1536MiB, not 1.5GiB)"
+	case strings.ContainsAny(s, "eE") && s[0] >= '0' && s[0] <= '9':
+		return "want digits, not an exponent: write 1GiB or 1073741824"
+	case strings.HasSuffix(s, "MB") || strings.HasSuffix(s, "GB") || strings.HasSuffix(s, "KB") || strings.HasSuffix(s, "TB") ||
+		strings.HasSuffix(s, "M") || strings.HasSuffix(s, "G") || strings.HasSuffix(s, "K") || strings.HasSuffix(s, "T"):
+		return "GOMEMLIMIT has binary units only: B, KiB, MiB, GiB, TiB (48MiB, not 48MB or 48M)"
 	case strings.HasPrefix(s, "-"):
 		return "negative"
+	case strings.Contains(s, "."):
+		return "a fraction needs a unit from KiB to TiB (1.5GiB); a count of bytes is whole"
 	}
-	return "want a non-negative whole number of bytes with an optional B, KiB, MiB, GiB or TiB suffix"
+	return "want a non-negative number of bytes with an optional B, KiB, MiB, GiB or TiB suffix"
 }
 
-// ParseMemoryLimit parses a GOMEMLIMIT value: "off" or "" mean no limit and
-// give 0; anything else is a size as ParseSize reads it.
+// ParseMemoryLimit parses a memory limit given on gcdoctor's command line:
+// "off" or "" mean no limit and give 0; anything else is a size as
+// ParseSize reads it. ParseGOMEMLIMIT is its strict twin for a program's
+// environment.
 func ParseMemoryLimit(s string) (int64, error) {
+	return parseLimit(s, ParseSize)
+}
+
+// ParseGOMEMLIMIT parses the GOMEMLIMIT of a program's environment as the
+// runtime does: "off" or "" give 0 and anything else must pass
+// ParseRuntimeSize.
+func ParseGOMEMLIMIT(s string) (int64, error) {
+	return parseLimit(s, ParseRuntimeSize)
+}
+
+func parseLimit(s string, parse func(string) (int64, error)) (int64, error) {
 	if s == "" || s == "off" {
 		return 0, nil
 	}
-	n, err := ParseSize(s)
+	n, err := parse(s)
 	if err != nil {
 		return 0, fmt.Errorf("GOMEMLIMIT: %w", err)
 	}

@@ -289,7 +289,7 @@ func completeTuneRequest(tr *diagnose.TuneRequest, in *diagnose.Input) *diagnose
 	if g, err := pacer.ParseGOGC(in.GOGC); err == nil && in.GOGC != "" {
 		tr.Options.GOGC = g
 	}
-	if l, err := pacer.ParseMemoryLimit(in.GOMEMLIMIT); err == nil && in.GOMEMLIMIT != "" {
+	if l, err := pacer.ParseGOMEMLIMIT(in.GOMEMLIMIT); err == nil && in.GOMEMLIMIT != "" {
 		tr.Options.MemoryLimit = l
 	}
 	if in.GoVersion != "" && validGoVersion(in.GoVersion) {

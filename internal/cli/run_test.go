@@ -388,7 +388,7 @@ func TestWhatIf(t *testing.T) {
 	if !(byGOGC[50] > byGOGC[100] && byGOGC[100] > byGOGC[400] && byGOGC[-1] < byGOGC[400]) {
 		t.Errorf("GC counts should fall as GOGC rises: %v", byGOGC)
 	}
-	for _, bad := range [][]string{{"--memlimit", "1.5GiB"}, {"--gogc", "fast"}, {"--budget", "2GB"}} {
+	for _, bad := range [][]string{{"--memlimit", "1.5GB"}, {"--memlimit", "1.5"}, {"--gogc", "fast"}, {"--budget", "2GB"}} {
 		_, stderr, code := run(t, "", nil, append(append([]string{"whatif"}, bad...), log)...)
 		if code != 2 || !strings.Contains(stderr, bad[1]) {
 			t.Errorf("%v: exit %d, %q", bad, code, stderr)

@@ -28,8 +28,9 @@ predicts, for the same work, the GC cycles, GC CPU, peak heap and risk of a
 death spiral under each GOGC and GOMEMLIMIT asked for. With --budget (or the
 cgroup memory limit a bundle recorded) it also recommends a setting.
 
-Sizes are written as GOMEMLIMIT takes them: whole numbers with B, KiB,
-MiB, GiB or TiB (1536MiB, not 1.5GiB, which the runtime rejects).`,
+Sizes take binary units as GOMEMLIMIT does: B, KiB, MiB, GiB or TiB, and
+a fraction such as 1.5GiB. The runtime itself takes whole numbers only, so
+every setting gcdoctor prints or passes on is written that way (1536MiB).`,
 		Example: `  gcdoctor whatif gc.log
   gcdoctor whatif --gogc 50,100,200,400,800,off --memlimit 48MiB gc.log
   gcdoctor whatif --budget 2GiB --goal cpu evidence/`,
@@ -54,26 +55,9 @@ MiB, GiB or TiB (1536MiB, not 1.5GiB, which the runtime rejects).`,
 }
 
 func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string, current, currentLimit, budget, goal, goVersion string, segIndex int, rf *reportFlags) error {
-	var settings []pacer.Setting
-	limitValues := []int64{0}
-	if len(limits) > 0 {
-		limitValues = nil
-		for _, l := range limits {
-			v, err := pacer.ParseMemoryLimit(l)
-			if err != nil {
-				return &usageError{fmt.Errorf("--memlimit %s: %v", l, err)}
-			}
-			limitValues = append(limitValues, v)
-		}
-	}
-	for _, g := range gogcs {
-		v, err := pacer.ParseGOGC(g)
-		if err != nil {
-			return &usageError{fmt.Errorf("--gogc %s: %v", g, err)}
-		}
-		for _, l := range limitValues {
-			settings = append(settings, pacer.Setting{GOGC: v, MemoryLimit: l})
-		}
+	settings, err := parseSettings(gogcs, limits)
+	if err != nil {
+		return err
 	}
 	var obj pacer.Objective
 	switch goal {
