@@ -487,14 +487,22 @@ var rows = []row{
 
 func gogcFigures(t *testing.T, p, f *doctorResult) (string, error) {
 	pp, fp := p.fig("peak_heap_mb"), f.fig("peak_heap_mb")
+	pg, fg := p.fig("max_goal_mb"), f.fig("max_goal_mb")
 	pc, fc := p.fig("cycles"), f.fig("cycles")
-	fig := fmt.Sprintf("peak heap %.0f MB vs %.0f MB (%.1f×), peak RSS %.0f vs %.0f MiB, %.0f vs %.0f cycles; findings: %s / %s",
-		pp, fp, pp/fp, float64(p.Run.PeakRSSBytes)/(1<<20), float64(f.Run.PeakRSSBytes)/(1<<20), pc, fc,
+	fig := fmt.Sprintf("peak heap %.0f MB vs %.0f MB (%.1f×), largest goal %.0f vs %.0f MB, peak RSS %.0f vs %.0f MiB, %.0f vs %.0f cycles; findings: %s / %s",
+		pp, fp, pp/fp, pg, fg, float64(p.Run.PeakRSSBytes)/(1<<20), float64(f.Run.PeakRSSBytes)/(1<<20), pc, fc,
 		findingIDs(p.Findings, ""), findingIDs(f.Findings, ""))
-	// In theory the peak is 11/2 times larger; a loaded machine makes the
-	// GOGC=100 run overshoot its goal, so the margin asked for is 2×.
-	if pp < 2*fp {
-		return fig, fmt.Errorf("peak heap at GOGC=1000 is %.0f MB, want at least 2× the %.0f MB at GOGC=100", pp, fp)
+	// In theory the goal, and the peak with it, is 11/2 times larger. A
+	// loaded machine makes the GOGC=100 run overshoot its goal (its marks
+	// are slow while the program keeps allocating), which can take its peak
+	// to half the GOGC=1000 one, and raises its live heap a little. The
+	// goals set by GOGC are the steadier figure: 3× is asked of them, and
+	// only a larger peak of the heap itself.
+	if pg < 3*fg {
+		return fig, fmt.Errorf("largest heap goal at GOGC=1000 is %.0f MB, want at least 3× the %.0f MB at GOGC=100", pg, fg)
+	}
+	if pp <= fp {
+		return fig, fmt.Errorf("peak heap at GOGC=1000 is %.0f MB, want more than the %.0f MB at GOGC=100", pp, fp)
 	}
 	if 2*pc > fc {
 		return fig, fmt.Errorf("GOGC=1000 ran %.0f cycles, want at most half the %.0f at GOGC=100", pc, fc)

@@ -49,9 +49,11 @@ cat <<'TAIL'
 ## Notes
 
 - **gogc** has no rule to fire: GOGC=1000 makes no finding (few cycles, low
-  GC CPU); the scenario's check is the measured peak heap (at least 2× the
-  GOGC=100 run's — about 5× in theory, less when a loaded machine makes the
-  GOGC=100 run overshoot its goal) and the number of cycles (at most half).
+  GC CPU); the scenario's check is the measured largest heap goal (at least
+  3× the GOGC=100 run's; 5.5× in theory), a larger peak heap, and the number
+  of cycles (at most half). The peak heap's ratio is about 5× on an idle
+  machine, but a loaded one makes the GOGC=100 run overshoot its goal: a
+  run of the whole test suite on 2 CPUs measured 210 against 107 MB.
 - **rssheld**: the problem drops 300 MB after its peak and idles; no GC
   runs after the drop, so the memory stays resident. `rss-over-heap`
   compares peak RSS with peak heap, which are equal here; `rss-held-idle`
