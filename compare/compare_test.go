@@ -100,7 +100,7 @@ func TestLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(logs.Runs) != 2 || logs.Runs[0].GCCount != 107 || !math.IsNaN(logs.Runs[0].WallS) {
+	if len(logs.Runs) != 2 || logs.Runs[0].GCCount != 106 || !math.IsNaN(logs.Runs[0].WallS) {
 		t.Errorf("runs %+v", logs.Runs)
 	}
 

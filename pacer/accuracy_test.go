@@ -25,30 +25,21 @@ const (
 	targetWorstErr  = 0.20
 )
 
-// knownMisses are the pairs the model misses by more than targetWorstErr,
-// with the error the test holds them to. regexp-compile at GOGC=800: its
-// mark phase, no longer held back by assists once the runway is 30 MiB,
-// allocates 3–7 MiB that the runtime marks live, and the next goal is 9
-// times that; the GOGC=100 log shows only the 0.6 MiB its assist-limited
-// marks allocate (docs/accuracy.md, "What remains").
-var knownMisses = map[string]float64{
-	"regexp-compile GOGC=800": 0.25,
-}
-
 // run is one recorded log in testdata/real.
 type run struct {
 	bench   string
 	setting Setting
 	rep     int
+	path    string
 	seg     *gctrace.Segment
 }
 
-// loadRuns reads every log in testdata/real, named
-// BENCH.gogcSETTING.rREP.log where SETTING is a number or off-LIMIT.
-func loadRuns(t testing.TB) []run {
-	files, err := filepath.Glob(filepath.Join("testdata", "real", "*.log"))
+// loadRuns reads every log in dir, named BENCH.gogcSETTING.rREP.log where
+// SETTING is a number or off-LIMIT.
+func loadRuns(t testing.TB, dir string) []run {
+	files, err := filepath.Glob(filepath.Join(dir, "*.log"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no logs in testdata/real: %v", err)
+		t.Fatalf("no logs in %s: %v", dir, err)
 	}
 	var runs []run
 	for _, f := range files {
@@ -68,7 +59,7 @@ func loadRuns(t testing.TB) []run {
 		}
 		rep, _ := strconv.Atoi(parts[2][1:])
 		seg := readSegment(t, f)
-		runs = append(runs, run{bench: parts[0], setting: s, rep: rep, seg: seg})
+		runs = append(runs, run{bench: parts[0], setting: s, rep: rep, path: f, seg: seg})
 	}
 	return runs
 }
@@ -112,10 +103,10 @@ func (r row) peakErr() float64  { return relErr(r.pred.PeakHeap.Value/(1<<20), r
 
 func relErr(pred, real float64) float64 { return math.Abs(pred-real) / real }
 
-// accuracyTable fits a model on the first GOGC=100 repetition of every
-// benchmark and predicts every other setting.
-func accuracyTable(t testing.TB) []row {
-	runs := loadRuns(t)
+// accuracyTable fits a model on repetition fitRep of every benchmark's
+// GOGC=100 runs in dir and predicts every other setting.
+func accuracyTable(t testing.TB, dir string, fitRep int) []row {
+	runs := loadRuns(t, dir)
 	type key struct {
 		bench   string
 		setting Setting
@@ -129,13 +120,16 @@ func accuracyTable(t testing.TB) []row {
 	fits := map[string]*gctrace.Segment{}
 	for k, g := range groups {
 		if k.setting == (Setting{GOGC: 100}) {
-			sort.Slice(g, func(i, j int) bool { return g[i].rep < g[j].rep })
-			m, err := Fit(g[0].seg, Options{})
+			i := slices.IndexFunc(g, func(r run) bool { return r.rep == fitRep })
+			if i < 0 {
+				t.Fatalf("%s: no GOGC=100 run r%d to fit", k.bench, fitRep)
+			}
+			m, err := Fit(g[i].seg, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			models[k.bench] = m
-			fits[k.bench] = g[0].seg
+			fits[k.bench] = g[i].seg
 		}
 	}
 	var rows []row
@@ -234,15 +228,46 @@ func formatTable(rows []row) string {
 	return b.String()
 }
 
-// TestAccuracy recomputes the accuracy table from the recorded logs and
-// fails if the cycle-count predictions miss the targets (a median error
-// above 7%, or any pair but the knownMisses above 20%) or do not beat the
-// naive rule. The table is kept in testdata/accuracy.golden (-update
-// rewrites it) and copied into docs/accuracy.md and docs/pacer.md.
+// TestAccuracy recomputes the accuracy table from the logs in
+// testdata/real and fails if the cycle-count predictions miss the targets
+// (a median error above 7%, or any pair above 20%) or do not beat the naive
+// rule. The table is kept in testdata/accuracy.golden (-update rewrites it)
+// and copied into docs/accuracy.md and docs/pacer.md.
 func TestAccuracy(t *testing.T) {
-	rows := accuracyTable(t)
+	rows := checkTable(t, filepath.Join("testdata", "real"), "accuracy.golden")
+	errs := cycleErrs(rows)
+	if med, _ := errStats(errs); med > targetMedianErr {
+		t.Errorf("median cycle-count error %.1f%%, want ≤ %.0f%%", med*100, targetMedianErr*100)
+	}
+	for i, r := range nonFit(rows) {
+		if errs[i] > targetWorstErr {
+			t.Errorf("%s %s: cycle-count error %.1f%%, want ≤ %.0f%%", r.bench, r.setting, errs[i]*100, targetWorstErr*100)
+		}
+	}
+}
+
+// TestAccuracyContended does the same for the runs in testdata/contended:
+// the same benchmarks recorded while other work shared the two CPUs, which
+// slows the GC's marking and moves the pacer's triggers to their lower
+// bound (docs/accuracy.md). The model must keep its median within the
+// target and beat the naive rule there too; its worst case is recorded in
+// the golden file, not held to the bound.
+func TestAccuracyContended(t *testing.T) {
+	rows := checkTable(t, filepath.Join("testdata", "contended"), "accuracy-contended.golden")
+	med, _ := errStats(cycleErrs(rows))
+	if med > targetMedianErr {
+		t.Errorf("median cycle-count error %.1f%%, want ≤ %.0f%%", med*100, targetMedianErr*100)
+	}
+}
+
+// checkTable computes the table for the runs in dir, fitted on the first
+// repetition, compares it with the golden file and checks that the model
+// beats the naive rule.
+func checkTable(t *testing.T, dir, goldenName string) []row {
+	t.Helper()
+	rows := accuracyTable(t, dir, 1)
 	table := formatTable(rows)
-	golden := filepath.Join("testdata", "accuracy.golden")
+	golden := filepath.Join("testdata", goldenName)
 	if *update {
 		if err := os.WriteFile(golden, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
@@ -253,33 +278,86 @@ func TestAccuracy(t *testing.T) {
 		t.Fatalf("%v (run go test -update)", err)
 	}
 	if string(want) != table {
-		t.Errorf("accuracy table changed (run go test -update and copy it to docs/accuracy.md and docs/pacer.md):\n%s", table)
+		t.Errorf("%s changed (run go test -update and copy it to docs/accuracy.md and docs/pacer.md):\n%s", goldenName, table)
 	}
-	var ce, ne []float64
-	for _, r := range rows {
-		if r.setting == (Setting{GOGC: 100}) {
-			continue
-		}
-		ce = append(ce, r.cycleErr())
+	var ne []float64
+	for _, r := range nonFit(rows) {
 		ne = append(ne, r.naiveErr())
-		name := r.bench + " " + r.setting.String()
-		bound, known := knownMisses[name]
-		if !known {
-			bound = targetWorstErr
-		} else if r.cycleErr() <= targetWorstErr {
-			t.Logf("%s: %.1f%% now meets the %.0f%% target: drop it from knownMisses", name, r.cycleErr()*100, targetWorstErr*100)
-		}
-		if r.cycleErr() > bound {
-			t.Errorf("%s: cycle-count error %.1f%%, want ≤ %.0f%%", name, r.cycleErr()*100, bound*100)
-		}
 	}
-	med, worst := errStats(ce)
+	med, worst := errStats(cycleErrs(rows))
 	nmed, nworst := errStats(ne)
-	t.Logf("cycles: model median %.1f%% worst %.1f%%; naive median %.1f%% worst %.1f%%", med*100, worst*100, nmed*100, nworst*100)
-	if med > targetMedianErr {
-		t.Errorf("median cycle-count error %.1f%%, want ≤ %.0f%%", med*100, targetMedianErr*100)
-	}
+	t.Logf("%s cycles: model median %.1f%% worst %.1f%%; naive median %.1f%% worst %.1f%%", dir, med*100, worst*100, nmed*100, nworst*100)
 	if med >= nmed || worst >= nworst {
 		t.Errorf("model (median %.1f%%, worst %.1f%%) does not beat the naive rule (%.1f%%, %.1f%%)", med*100, worst*100, nmed*100, nworst*100)
 	}
+	return rows
+}
+
+// nonFit returns the rows that are predictions, leaving out the GOGC=100
+// rows the models were fitted on.
+func nonFit(rows []row) []row {
+	var out []row
+	for _, r := range rows {
+		if r.setting != (Setting{GOGC: 100}) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func cycleErrs(rows []row) []float64 {
+	var errs []float64
+	for _, r := range nonFit(rows) {
+		errs = append(errs, r.cycleErr())
+	}
+	return errs
+}
+
+// TestRecordingsQuiet checks that the runs in testdata/real were recorded
+// on an otherwise idle machine: the three repetitions of each setting must
+// agree on the benchmark's ns/op within a factor of 1.6. Other work on the
+// CPUs slows the GC's marking more than the program, which changes where
+// the pacer triggers (compare testdata/contended, whose repetitions differ
+// by up to 4.6×), so a re-recording on a busy machine would measure the
+// model against a different pacer.
+func TestRecordingsQuiet(t *testing.T) {
+	type key struct {
+		bench   string
+		setting Setting
+	}
+	nsop := map[key][]float64{}
+	for _, r := range loadRuns(t, filepath.Join("testdata", "real")) {
+		v, ok := benchNsPerOp(t, r.path)
+		if !ok {
+			t.Errorf("%s: no ns/op line", r.path)
+			continue
+		}
+		k := key{r.bench, r.setting}
+		nsop[k] = append(nsop[k], v)
+	}
+	for k, v := range nsop {
+		if lo, hi := slices.Min(v), slices.Max(v); hi > 1.6*lo {
+			t.Errorf("%s %s: ns/op ranges from %.0f to %.0f over the repetitions (%.1f×): re-record on an idle machine", k.bench, k.setting, lo, hi, hi/lo)
+		}
+	}
+}
+
+// benchNsPerOp returns the ns/op of the last benchmark result in a log.
+func benchNsPerOp(t *testing.T, path string) (float64, bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, found := 0.0, false
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		for i := 1; i < len(f); i++ {
+			if f[i] == "ns/op" {
+				if x, err := strconv.ParseFloat(f[i-1], 64); err == nil {
+					v, found = x, true
+				}
+			}
+		}
+	}
+	return v, found
 }

@@ -42,6 +42,9 @@ const (
 	// runway from the live heap to the goal, however early its cons/mark
 	// estimate asks for.
 	minTriggerRatio = 45.0 / 64
+	// maxTriggerRatioNum/triggerRatioDen: nor later than 61/64 of the runway,
+	// or the goal less defaultHeapMinimum (4 MiB) when that is later.
+	maxTriggerRatio = 61.0 / 64
 )
 
 // Heap is the state the pacer computes the next goal from, in MiB: the heap

@@ -49,7 +49,7 @@ func TestHeapGoal(t *testing.T) {
 // stacks and globals, HeapGoal must give the printed goal to within the
 // rounding of the printed sizes.
 func TestHeapGoalMatchesLogs(t *testing.T) {
-	for _, r := range loadRuns(t) {
+	for _, r := range loadRuns(t, filepath.Join("testdata", "real")) {
 		if r.rep != 1 || r.setting.MemoryLimit > 0 {
 			continue
 		}

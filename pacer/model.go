@@ -88,10 +88,18 @@ type Model struct {
 	// went past it. The rest of the used runway, AllowedMiB − ShortfallMiB −
 	// StartMiB, was allocated while the cycle marked.
 	StartMiB float64
-	// OvershootMiB is the part of StartMiB above the pacer's lowest trigger,
-	// 45/64 of AllowedMiB: the growth past the trigger that Predict keeps in
-	// MiB when the runway shrinks (docs/pacer.md, "Runway").
+	// OvershootMiB is the part of StartMiB the heap grew past the trigger,
+	// by the allocation that crossed it: about half the size of the
+	// program's typical allocation at that moment, estimated from how much
+	// the starts scatter (StartSDMiB) and never so large that the trigger
+	// would lie below the pacer's lowest, 45/64 of AllowedMiB. The rest of
+	// StartMiB is where the trigger sat. Predict keeps both the overshoot and
+	// the trigger's distance from the goal in MiB when the runway shrinks
+	// (docs/pacer.md, "Runway").
 	OvershootMiB float64
+	// StartSDMiB is the standard deviation of the cycles' starts around
+	// StartMiB/AllowedMiB of each cycle's own runway, MiB.
+	StartSDMiB float64
 
 	// InferredGOGC is the GOGC that best explains the printed goals of the
 	// cycles above the minimum heap (median), 0 when none is above it or the
@@ -195,6 +203,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		sumUsedPaced        float64
 		nPaced              int
 		startSum            float64
+		starts, allows      []float64 // per cycle, for StartSDMiB
 	)
 	for i := range cs {
 		c := &cs[i]
@@ -232,11 +241,17 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 				// a printed goal is rounded down, and at the minimum heap
 				// it is exact, so the midpoint would be half a MiB off
 				// there. Predict uses the same function, so the ratio
-				// carries over.
+				// carries over. When the heap had passed the goal before
+				// the cycle started (one large allocation across the
+				// trigger), the runtime printed a goal moved just past the
+				// heap, not the one GOGC set: the runway GOGC allowed is
+				// the formula's, and the heap overshot it.
 				prev := m.points[i-1]
 				goal := mid(c.HeapGoal)
 				gf := HeapGoal(m.GoMinor, m.Observed, Heap{Live: prevLive, Stacks: prev.stacks, Globals: prev.globals}, 0)
 				if !math.IsInf(gf.MiB, 1) && math.Abs(math.Floor(gf.MiB)-float64(c.HeapGoal)) <= 1 {
+					goal = gf.MiB
+				} else if !math.IsInf(gf.MiB, 1) && gf.MiB < goal && c.HeapGoal <= c.HeapStart {
 					goal = gf.MiB
 				}
 				allowed := goal - prevLive
@@ -244,7 +259,10 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 					usedSum += used
 					allowedSum += allowed
 					ratios = append(ratios, used/allowed)
-					startSum += math.Min(mid(c.HeapStart)-prevLive, used)
+					start := math.Min(mid(c.HeapStart)-prevLive, used)
+					startSum += start
+					starts = append(starts, start)
+					allows = append(allows, allowed)
 				}
 				// The GOGC that explains this goal, if the minimum heap
 				// did not set it.
@@ -280,7 +298,20 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	m.AllowedMiB = allowedSum / float64(len(ratios))
 	m.ShortfallMiB = (allowedSum - usedSum) / float64(len(ratios))
 	m.StartMiB = startSum / float64(len(ratios))
-	m.OvershootMiB = math.Max(m.StartMiB-minTriggerRatio*m.AllowedMiB, 0)
+	// A cycle starts with the first allocation that takes the heap past
+	// the trigger, so the heap lands anywhere up to one allocation past
+	// it: with allocations of about c MiB the overshoot is spread evenly
+	// over [0, c), its mean c/2 and its standard deviation c/√12, so the
+	// mean is √3 standard deviations. A program of small objects starts
+	// every cycle at the same printed MiB and has none; one that allocates
+	// 2 MB buffers scatters by about 0.5 MiB.
+	share := m.StartMiB / m.AllowedMiB
+	var resid []float64
+	for i := range starts {
+		resid = append(resid, starts[i]-share*allows[i])
+	}
+	m.StartSDMiB = stddev(resid)
+	m.OvershootMiB = math.Min(math.Sqrt(3)*m.StartSDMiB, math.Max(m.StartMiB-minTriggerRatio*m.AllowedMiB, 0))
 	m.RunwayRatioSD = stddev(ratios)
 	m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(ratios)))
 	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(scans, costs)

@@ -164,26 +164,20 @@ func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
 // 4 MiB). So when the runway grows the part left unused stays about the
 // same number of bytes, and the observed shortfall is kept in MiB.
 //
-// When the runway shrinks, the same bytes of cons/mark runway are a larger
-// share of it and the trigger moves to its lower bound, 45/64 of the
-// runway. The heap at the start of a cycle lies above the trigger by the
-// allocation that crossed it, which does not shrink with the runway: a
+// When the runway shrinks, the trigger keeps its distance from the goal in
+// bytes until that distance passes 19/64 of the runway; from there it
+// stays at the lower bound, 45/64. How far the trigger sat from the goal
+// depends on how fast the program allocates against how fast the GC
+// marks: on an idle machine gcpacertrace shows cons/mark runways of
+// 0.2–0.4 MiB for parser and png-encode and cycles starting at 0.88–0.98
+// of their runways, while the same binaries sharing two CPUs with other
+// work had runways of 1.4–2.3 MiB and started at the lower bound. The heap
+// at the start of a cycle also lies above the trigger by the allocation
+// that crossed it (OvershootMiB), which does not shrink with the runway: a
 // program that allocates in 1 MiB buffers overshoots its trigger by about
 // half a buffer at any GOGC, and with a 1 MiB runway that ends the cycle
 // past its goal. Mark assists hold the allocation during the mark to the
-// runway that is left, so it shrinks in proportion to the runway. The
-// observed start of the cycles is split accordingly: 45/64 of the runway
-// for the trigger and the rest (OvershootMiB) for the overshoot, which
-// assumes the trigger sat at its lower bound in the observed run too. It
-// does when the pacer's cons/mark runway, the allocation it expects while
-// a cycle marks, is more than 30% of the runway: gcpacertrace shows cons/mark
-// runways of 1.4–2.3 MiB for parser, png-encode and json-unmarshal at
-// GOGC=100, against runways of 2.5–5.7 MiB, and their cycles starting at
-// 0.67–0.78 of the runway, trigger and overshoot together; types-check
-// starts its cycles at 0.74 of a 37 MiB runway. For a program that
-// allocates slowly against its heap the trigger sits higher (json-marshal's
-// at about 0.88, up to 61/64), the model takes too much of the start for
-// overshoot and predicts too few cycles below the observed runway.
+// runway that is left, so it shrinks in proportion to the runway.
 func (m *Model) used(a float64) (used, unmarked float64) {
 	A := m.AllowedMiB
 	if A <= 0 {
@@ -193,9 +187,12 @@ func (m *Model) used(a float64) (used, unmarked float64) {
 		return a - m.ShortfallMiB, 0
 	}
 	mark := A - m.ShortfallMiB - m.StartMiB // allocation while marking, at A
-	trigger := math.Min(minTriggerRatio, m.StartMiB/A)
+	// The observed trigger's distance from the goal, in MiB.
+	before := A - (m.StartMiB - m.OvershootMiB)
+	hi := math.Max(maxTriggerRatio*a, a-heapMinimumMiB)
+	trigger := math.Min(math.Max(a-before, minTriggerRatio*a), hi)
 	markAt := mark * a / A
-	return trigger*a + m.OvershootMiB + markAt, mark - markAt
+	return trigger + m.OvershootMiB + markAt, mark - markAt
 }
 
 // liveAt interpolates the live heap at cumulative allocation x between the

@@ -6,12 +6,17 @@
 # The test binary is compiled once and run directly, so the log holds one
 # process and none of the go command's own cycles.
 #
-# Usage: sh gen.sh [reps [name...]]   (from any directory; a few minutes,
-# about 15 more for types-check). Names pick benchmarks from the list below;
-# none means all of them.
+# Usage: sh gen.sh [reps [name...]]   (from any directory; about six
+# minutes on an idle 2-CPU machine). Names pick benchmarks from the list
+# below; none means all of them. OUT=dir records somewhere else than real/.
+#
+# Record on an otherwise idle machine: work sharing the CPUs slows the
+# GC's marking more than the program and moves the pacer's triggers, so
+# the logs would describe a different pacer (see contended/ and
+# docs/accuracy.md). TestRecordingsQuiet checks the result.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-out=$here/real
+out=${OUT:-$here/real}
 reps=${1:-3}
 [ $# -gt 0 ] && shift
 only=" $* "
@@ -19,6 +24,10 @@ goroot=$(go env GOROOT)
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 mkdir -p "$out"
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+if awk "BEGIN { exit !($load > 0.5) }"; then
+	echo "gen.sh: load average $load: other work is running, and the logs will show a contended pacer" >&2
+fi
 
 # name package benchmark iterations memory-limit-for-GOGC=off
 benches='
