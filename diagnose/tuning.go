@@ -80,6 +80,6 @@ func (t *TuningEvidence) Describe() string {
 		return ""
 	}
 	m := t.Model
-	return fmt.Sprintf("%s: live heap %.1f MiB (max %.1f), allocation %.0f MiB/s, %.2f ms of GC CPU per cycle plus %.3f ms per MiB scanned, %d cycles at %s.",
-		t.Segment.Input+":"+fmt.Sprint(t.Segment.FirstLine), m.LiveMeanMiB, m.LiveMaxMiB, m.AllocRateMiBPerS, m.CostFixedMS, m.CostPerMiBMS, m.Cycles, m.Observed)
+	return fmt.Sprintf("%s: live heap %.1f MiB (max %.1f), allocation %.0f MiB/s, GC CPU per cycle %s, %d cycles at %s.",
+		t.Segment.Input+":"+fmt.Sprint(t.Segment.FirstLine), m.LiveMeanMiB, m.LiveMaxMiB, m.AllocRateMiBPerS, m.CostString(), m.Cycles, m.Observed)
 }

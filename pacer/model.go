@@ -386,6 +386,18 @@ func (m *Model) liveEstimate(cs []gctrace.Cycle, i int) float64 {
 	return (lo + hi) / 2
 }
 
+// CostString states the fitted GC CPU cost of a cycle, such as "1.77 ms +
+// 0.031 ms per MiB scanned", leaving out a term the fit held at zero.
+func (m *Model) CostString() string {
+	switch {
+	case m.CostPerMiBMS == 0:
+		return fmt.Sprintf("%.3g ms whatever the heap scanned", m.CostFixedMS)
+	case m.CostFixedMS == 0:
+		return fmt.Sprintf("%.3g ms per MiB scanned", m.CostPerMiBMS)
+	}
+	return fmt.Sprintf("%.3g ms + %.3g ms per MiB scanned", m.CostFixedMS, m.CostPerMiBMS)
+}
+
 // Valid reports whether v is a real number rather than NaN or an infinity.
 func Valid(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
@@ -422,9 +434,10 @@ func stddev(v []float64) float64 {
 	return math.Sqrt(ss / float64(len(v)-1))
 }
 
-// linearFit fits y = a + b·x by least squares and returns a, b, R² and the
-// residuals' standard deviation. With no spread in x it returns the mean of y
-// as a, b = 0 and R² = NaN.
+// linearFit fits y = a + b·x by least squares, with a and b at least 0
+// (a GC cycle's cost neither falls as the heap grows nor drops below
+// nothing), and returns a, b, R² and the residuals' standard deviation. With
+// no spread in x it returns the mean of y as a, b = 0 and R² = NaN.
 func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 	n := float64(len(xs))
 	var sx, sy, sxx, sxy, syy float64
@@ -447,13 +460,21 @@ func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 		b = 0
 	}
 	a = (sy - b*sx) / n
-	vy := n*syy - sy*sy
-	if vy > 0 {
-		r := (n*sxy - sx*sy) / math.Sqrt(den*vy)
-		r2 = r * r
-		if b == 0 {
-			r2 = 0
+	if a < 0 && sxx > 0 {
+		// Nor can a cycle cost less than nothing: a negative intercept
+		// comes from a few costly cycles at the largest heaps. Fit the
+		// line through the origin instead.
+		a, b = 0, sxy/sxx
+	}
+	// R² of the line actually returned, so that it stays honest when the
+	// slope or the intercept was held at zero.
+	if vy := syy - sy*sy/n; vy > 0 && b > 0 {
+		var res float64
+		for i := range xs {
+			d := ys[i] - a - b*xs[i]
+			res += d * d
 		}
+		r2 = math.Max(1-res/vy, 0)
 	}
 	return a, b, r2, stddevAround(xs, ys, a, b)
 }

@@ -192,3 +192,27 @@ func TestRecommend(t *testing.T) {
 		t.Errorf("recommendations changed (run go test -update):\n%s", b.String())
 	}
 }
+
+func TestLinearFit(t *testing.T) {
+	tests := []struct {
+		name     string
+		xs, ys   []float64
+		a, b, r2 float64
+		nanR2    bool
+	}{
+		{"line", []float64{1, 2, 3}, []float64{3, 5, 7}, 1, 2, 1, false},
+		{"falling slope held at zero", []float64{1, 2, 3}, []float64{3, 2, 1}, 2, 0, 0, false},
+		// The least-squares line is −2 + 3x; a cycle cannot cost −2 ms, so
+		// the line goes through the origin: b = Σxy/Σx² = 30/14, leaving
+		// residuals of −8/7, −2/7 and 4/7 against a spread of 18.
+		{"negative intercept", []float64{1, 2, 3}, []float64{1, 4, 7}, 0, 30.0 / 14, 1 - (84.0/49)/18, false},
+		{"no spread", []float64{2, 2, 2}, []float64{1, 2, 3}, 2, 0, 0, true},
+	}
+	for _, tt := range tests {
+		a, b, r2, _ := linearFit(tt.xs, tt.ys)
+		near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
+		if !near(a, tt.a) || !near(b, tt.b) || (tt.nanR2 != math.IsNaN(r2)) || (!tt.nanR2 && !near(r2, tt.r2)) {
+			t.Errorf("%s: linearFit = %g + %g·x (R² %g), want %g + %g·x (R² %g)", tt.name, a, b, r2, tt.a, tt.b, tt.r2)
+		}
+	}
+}

@@ -119,8 +119,8 @@ func WhatIfText(w io.Writer, wi *WhatIf, opt TextOptions) error {
 	t.printf("%s %s\n", t.style(ansiBold, "gcdoctor whatif:"), truncateLeft(wi.Input, t.opt.Width-18))
 	t.wrap("  ", "  ", fmt.Sprintf("model of %s (lines %s, %d cycles over %s s, %d P), recorded at %s",
 		processName(s), lineSpan(s), m.Cycles, fmtNum(m.WallS), m.Procs, m.Observed))
-	t.wrap("  ", "  ", fmt.Sprintf("live heap %s MiB on average, allocating %s MiB/s; a cycle costs %s ms + %s ms per MiB scanned (R² %s)",
-		fmtNum(m.LiveMeanMiB), fmtNum(m.AllocRateMiBPerS), fmtNum(m.CostFixedMS), fmtNum(m.CostPerMiBMS), fmtNum(m.CostR2)))
+	t.wrap("  ", "  ", fmt.Sprintf("live heap %s MiB on average, allocating %s MiB/s; GC CPU per cycle %s (R² %s)",
+		fmtNum(m.LiveMeanMiB), fmtNum(m.AllocRateMiBPerS), m.CostString(), fmtNum(m.CostR2)))
 	t.printf("\n  %6s %10s %13s %13s %14s %7s\n", "GOGC", "GOMEMLIMIT", "GC cycles", "GC CPU", "peak heap", "risk")
 	for _, p := range wi.Predictions {
 		limit := "-"
