@@ -49,11 +49,13 @@ cat <<'TAIL'
 ## Notes
 
 - **gogc** has no rule to fire: GOGC=1000 makes no finding (few cycles, low
-  GC CPU); the scenario's check is the measured largest heap goal (at least
-  3× the GOGC=100 run's; 5.5× in theory), a larger peak heap, and the number
-  of cycles (at most half). The peak heap's ratio is about 5× on an idle
-  machine, but a loaded one makes the GOGC=100 run overshoot its goal: a
-  run of the whole test suite on 2 CPUs measured 210 against 107 MB.
+  GC CPU); the scenario's check is the measured largest heap goal and peak
+  heap (each at least 1.5× the GOGC=100 run's) and the number of cycles (at
+  most half). Both ratios are about 5× on an idle machine (5.5× in theory),
+  but a loaded one makes the GOGC=100 run's marks slow: its heap overshoots
+  the goal and what the marks allocate counts as live. Runs of the whole
+  test suite on 2 CPUs measured peaks of 210 against 107 MB and largest
+  goals of 258 against 122 MB.
 - **rssheld**: the problem drops 300 MB after its peak and idles; no GC
   runs after the drop, so the memory stays resident. `rss-over-heap`
   compares peak RSS with peak heap, which are equal here; `rss-held-idle`
