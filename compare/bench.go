@@ -74,6 +74,11 @@ type BenchRuns struct {
 	// FixedWork reports whether the runs did a fixed number of iterations
 	// (-benchtime=Nx), so that GC counts compare across settings.
 	FixedWork bool
+	// Model is the pacer model fitted from the first run of the first
+	// setting, for the predictions beside the GC figures; nil when it
+	// could not be fitted, and ModelErr says why.
+	Model    *pacer.Model
+	ModelErr error
 }
 
 // Bench builds the package's test binary once, then runs its benchmarks
@@ -140,7 +145,15 @@ func Bench(ctx context.Context, s BenchSpec) (*BenchRuns, error) {
 				return nil, err
 			}
 			cpu1, ok1 := childrenCPU()
-			r, n, err := benchRun(cr, err, &out, res.Bench[i], set)
+			fit := rep == 0 && i == 0
+			r, n, log, err := benchRun(cr, err, &out, res.Bench[i], set, fit)
+			if fit && err == nil {
+				if log != nil {
+					res.Model, res.ModelErr = fitModel(log, set, cr)
+				} else {
+					res.ModelErr = gctrace.ErrNoCycles
+				}
+			}
 			cr.Cleanup()
 			if ok0 && ok1 {
 				r.CPUS = cpu1 - cpu0
@@ -162,40 +175,47 @@ func Bench(ctx context.Context, s BenchSpec) (*BenchRuns, error) {
 }
 
 // benchRun reads one test binary run: its benchmark results into set and
-// its GC figures.
-func benchRun(cr *collect.Result, runErr error, out *bytes.Buffer, bs *BenchSet, set pacer.Setting) (Run, int, error) {
+// its GC figures, and with keep its parsed log, cycles kept, for a model
+// (nil when the run never collected).
+func benchRun(cr *collect.Result, runErr error, out *bytes.Buffer, bs *BenchSet, set pacer.Setting, keep bool) (Run, int, *gctrace.Log, error) {
 	if runErr != nil {
-		return Run{}, 0, runErr
+		return Run{}, 0, nil, runErr
 	}
 	if cr.ExitCode != 0 {
 		msg := fmt.Sprintf("exit status %d", cr.ExitCode)
 		if last := lastLine(out.String()); last != "" {
 			msg += ": " + last
 		}
-		return Run{}, 0, errors.New(msg)
+		return Run{}, 0, nil, errors.New(msg)
 	}
 	n, err := bs.Add(bytes.NewReader(out.Bytes()), "stdout")
 	if err != nil {
-		return Run{}, 0, err
+		return Run{}, 0, nil, err
 	}
 	r := unknownRun()
 	f, err := os.Open(cr.GCTracePath)
 	if err != nil {
-		return Run{}, 0, err
+		return Run{}, 0, nil, err
 	}
 	defer f.Close()
 	// A benchmark that allocates nothing may never collect: that leaves
 	// its GC figures unknown, not the run failed.
-	if log, err := gctrace.Parse(f, "gctrace.log", gctrace.Options{GOGC: max(set.GOGC, 0)}); err == nil {
+	log, err := gctrace.Parse(f, "gctrace.log", gctrace.Options{GOGC: max(set.GOGC, 0), KeepCycles: keep})
+	if err == nil {
 		r = RunFromLog(log)
-	} else if !errors.Is(err, gctrace.ErrNoCycles) {
-		return Run{}, 0, err
+	} else if errors.Is(err, gctrace.ErrNoCycles) {
+		log = nil
+	} else {
+		return Run{}, 0, nil, err
 	}
 	r.WallS = cr.Duration.Seconds()
 	if cr.PeakRSS > 0 {
 		r.PeakRSS = float64(cr.PeakRSS)
 	}
-	return r, n, nil
+	if !keep {
+		log = nil
+	}
+	return r, n, log, nil
 }
 
 func lastLine(s string) string {
@@ -257,7 +277,9 @@ func (r *BenchRuns) Table() *Table {
 	t.addRunRows("", r.Runs)
 	t.Notes = append(t.Notes, "The per run figures (wall time, peak RSS and GC) cover a whole run of the test binary: every benchmark it ran, with the testing package's own collections.")
 	if !r.FixedWork {
-		t.Notes = append(t.Notes, "Each run chose its own iteration counts, so GC counts do not compare across settings; -benchtime=Nx fixes them.")
+		t.Notes = append(t.Notes, "Each run chose its own iteration counts, so GC counts do not compare across settings, and the pacer model, which predicts the same work under another setting, has nothing to say; -benchtime=Nx fixes both.")
+		return t
 	}
+	t.addPredictions(r.Model, r.ModelErr)
 	return t
 }

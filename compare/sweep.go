@@ -300,7 +300,7 @@ func gcFragment(l string) bool {
 // column per setting, the first setting the baseline, with the model's
 // predictions beside the measurements.
 func (r *SweepResult) Table() *Table {
-	t := &Table{Kind: "sweep", Command: r.Command, Settings: r.Settings, Model: r.Model}
+	t := &Table{Kind: "sweep", Command: r.Command, Settings: r.Settings}
 	t.Title = "sweep of " + strings.Join(r.Command, " ")
 	for _, s := range r.Settings {
 		t.Columns = append(t.Columns, SettingLabel(s))
@@ -318,18 +318,28 @@ func (r *SweepResult) Table() *Table {
 	} else {
 		t.Notes = append(t.Notes, "CPU time is user plus system time of the program and the processes it waited for.")
 	}
-	if r.Model == nil {
-		if r.ModelErr != nil {
-			t.ModelErr = r.ModelErr.Error()
-			t.Notes = append(t.Notes, "No predictions: the pacer model could not be fitted from the first run of "+SettingLabel(r.Settings[0])+": "+r.ModelErr.Error())
+	t.addPredictions(r.Model, r.ModelErr)
+	return t
+}
+
+// addPredictions puts the pacer model's predictions for each column's
+// setting beside the measured GC figures of whole runs. The model was
+// fitted from the first run of the first setting; with none, modelErr
+// says why in a note.
+func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
+	t.Model = m
+	if m == nil {
+		if modelErr != nil {
+			t.ModelErr = modelErr.Error()
+			t.Notes = append(t.Notes, "No predictions: the pacer model could not be fitted from the first run of "+SettingLabel(t.Settings[0])+": "+modelErr.Error())
 		}
-		return t
+		return
 	}
-	t.Notes = append(t.Notes, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+SettingLabel(r.Settings[0])+" expects for the same work, its likely range in brackets.")
-	for i, s := range r.Settings {
-		p := r.Model.Predict(s)
-		set := func(m Metric, v pacer.Range) {
-			if row := t.Find("", m.Name); row != nil && pacer.Valid(v.Value) {
+	t.Notes = append(t.Notes, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+SettingLabel(t.Settings[0])+" expects for the same work, its likely range in brackets.")
+	for i, s := range t.Settings {
+		p := m.Predict(s)
+		set := func(metric Metric, v pacer.Range) {
+			if row := t.Find("", metric.Name); row != nil && pacer.Valid(v.Value) {
 				row.Cells[i].Predicted = &v
 			}
 		}
@@ -341,5 +351,4 @@ func (r *SweepResult) Table() *Table {
 		set(MetricPeakHeap, scale(p.PeakHeap, 1.0/(1<<20)))
 		set(MetricPeakRSS, p.RSS)
 	}
-	return t
 }

@@ -75,18 +75,6 @@ func NewRow(benchmark string, m Metric, samples []Sample) *Row {
 	return r
 }
 
-// HasPredictions reports whether any cell carries a model prediction.
-func (t *Table) HasPredictions() bool {
-	for _, r := range t.Rows {
-		for _, c := range r.Cells {
-			if c.Predicted != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Find returns the row of a benchmark ("" for program figures) and metric
 // name, or nil.
 func (t *Table) Find(benchmark, metric string) *Row {

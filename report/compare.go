@@ -22,10 +22,10 @@ const ansiGreen = "\x1b[32m"
 // its p-value and sample sizes, or "~" when it is not significant, and the
 // statistical caveats as numbered notes.
 //
-// Two columns without predictions (a diff) are printed side by side, one
-// line per benchmark. More columns, or the pacer model's predictions, do
-// not fit beside each other in 80 columns: each metric then gets a block
-// with one line per column.
+// Two columns are printed side by side, one line per benchmark. More
+// columns, or the pacer model's predictions, do not fit beside each other
+// in 80 columns: each metric then gets a block with one line per column
+// (with two columns, only the metrics that carry predictions).
 func CompareText(w io.Writer, t *compare.Table, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
@@ -35,10 +35,10 @@ func CompareText(w io.Writer, t *compare.Table, opt TextOptions) error {
 	for _, c := range t.Config {
 		tw.printf("%s\n", truncate(strings.TrimSpace(c), opt.Width))
 	}
-	wide := len(t.Columns) == 2 && !t.HasPredictions()
+	wide := len(t.Columns) == 2
 	for _, sec := range sections(t.Rows, wide) {
 		tw.printf("\n")
-		if wide {
+		if wide && !predicted(sec[0]) {
 			tw.wideSection(t, sec)
 		} else {
 			tw.longSection(t, sec)
@@ -56,14 +56,25 @@ func CompareText(w io.Writer, t *compare.Table, opt TextOptions) error {
 	return tw.err
 }
 
+// predicted reports whether a row carries a model prediction.
+func predicted(r *compare.Row) bool {
+	for _, c := range r.Cells {
+		if c.Predicted != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // sections splits rows into runs of the same metric. Side by side, the
 // figures of whole runs (rows without a benchmark) share one section,
-// since each has a single row.
+// since each has a single row, unless they carry predictions, which need
+// the long layout.
 func sections(rows []*compare.Row, wide bool) [][]*compare.Row {
 	var out [][]*compare.Row
 	for i, r := range rows {
 		same := i > 0 && r.Metric == rows[i-1].Metric
-		if wide && i > 0 && r.Benchmark == "" && rows[i-1].Benchmark == "" {
+		if wide && i > 0 && r.Benchmark == "" && rows[i-1].Benchmark == "" && !predicted(r) && !predicted(rows[i-1]) {
 			same = true
 		}
 		if !same {

@@ -24,7 +24,10 @@ of the machine affects them alike. For each benchmark it compares sec/op,
 B/op, allocs/op and any custom unit across the settings with the statistics
 benchstat uses (the change from the first setting with its p-value, "~"
 when it cannot be told from noise), then the wall time, peak RSS and GC
-figures of the test binary's runs.
+figures of the test binary's runs. With a fixed iteration count
+(--benchtime 500x), every run does the same work, and beside the GC
+figures are the predictions of the pacer model (as in whatif) fitted from
+the first run of the first setting.
 
 The binary runs in the package's directory, as go test runs it. A prebuilt
 test binary (a file ending in .test) is run in --dir instead. Flags after

@@ -449,16 +449,22 @@ func TestBench(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
+	// 100000 iterations of Join allocate about 190 MB: some 60 cycles at
+	// GOGC=100, enough to fit the pacer model from the first run.
 	stdout, stderr, code := runCmp(t, "bench", "--json", "--gogc", "100,400", "--count", "2",
-		"--benchtime", "2000x", "--bench", "Join", "../../compare/testdata/benchsrc", "--", "-test.cpu=1")
+		"--benchtime", "100000x", "--bench", "Join", "../../compare/testdata/benchsrc", "--", "-test.cpu=1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Kind string
-		Rows []struct {
+		Kind  string
+		Model *struct{ FromColumn int }
+		Rows  []struct {
 			Benchmark, Metric string
-			Cells             []struct{ N int }
+			Cells             []struct {
+				N         int
+				Predicted *struct{ Value float64 }
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
@@ -467,6 +473,19 @@ func TestBench(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range doc.Rows {
 		seen[r.Benchmark+" "+r.Metric] = true
+		// With -benchtime=Nx every run does the same work, and the pacer
+		// model fitted from the first run predicts the GC count of each
+		// setting; the benchmark's own rows have no prediction.
+		if r.Metric == "GC count" {
+			for i, c := range r.Cells {
+				if c.Predicted == nil || c.Predicted.Value < 1 {
+					t.Errorf("GC count, column %d: prediction %+v", i, c.Predicted)
+				}
+			}
+		}
+		if r.Benchmark != "" && r.Cells[0].Predicted != nil {
+			t.Errorf("%s %s: a benchmark row with a prediction", r.Benchmark, r.Metric)
+		}
 		if r.Metric == "peak RSS" {
 			continue // unknown for a run too short to be sampled
 		}
@@ -481,6 +500,17 @@ func TestBench(t *testing.T) {
 	}
 	if doc.Kind != "bench" || seen["Itoa sec/op"] {
 		t.Errorf("kind %q, rows %v", doc.Kind, seen)
+	}
+	if doc.Model == nil || doc.Model.FromColumn != 0 {
+		t.Errorf("model %+v, want one fitted from column 0", doc.Model)
+	}
+
+	// Without a fixed iteration count the runs do different work: no
+	// predictions, and a note says why.
+	stdout, stderr, code = runCmp(t, "bench", "--color", "never", "--gogc", "100,400", "--count", "1",
+		"--bench", "Join", "--benchtime", "20ms", "../../compare/testdata/benchsrc", "--", "-test.cpu=1")
+	if code != 0 || strings.Contains(stdout, "predicted") || !strings.Contains(stdout, "-benchtime=Nx fixes both") {
+		t.Errorf("bench without Nx: exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 
 	_, stderr, code = runCmp(t, "bench", "--count", "1", "./testdata/compare/no-such-package")
