@@ -204,6 +204,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		nPaced              int
 		startSum            float64
 		starts, allows      []float64 // per cycle, for StartSDMiB
+		pinnedUsed          []float64 // what cycles with no runway allocated
 	)
 	for i := range cs {
 		c := &cs[i]
@@ -263,6 +264,8 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 					startSum += start
 					starts = append(starts, start)
 					allows = append(allows, allowed)
+				} else {
+					pinnedUsed = append(pinnedUsed, used)
 				}
 				// The GOGC that explains this goal, if the minimum heap
 				// did not set it.
@@ -278,8 +281,12 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		}
 		prevLive = live
 	}
-	if len(ratios) < 3 {
-		return nil, fmt.Errorf("%s: need at least 3 paced cycles with heap goals, have %d", where, len(ratios))
+	// A process in a death spiral under a memory limit has its goal pinned
+	// at the live heap: every cycle starts at once, and what it allocates
+	// while marking is all there is to measure.
+	pinned := len(ratios) < 3 && len(pinnedUsed) >= 3
+	if len(ratios) < 3 && !pinned {
+		return nil, fmt.Errorf("%s: need at least 3 paced cycles with heap goals, have %d", where, len(ratios)+len(pinnedUsed))
 	}
 	m.LiveMeanMiB = liveSum / float64(len(cs))
 	m.LiveSlopeMiBPerS = seg.Summary.LiveSlope
@@ -294,6 +301,11 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	}
 	m.MarkAllocMiB = markAlloc / float64(max(nMark, 1))
 
+	if pinned {
+		m.fitPinned(pinnedUsed)
+		m.finish(opts, seg, scans, costs, inferred)
+		return m, nil
+	}
 	m.RunwayRatio = usedSum / allowedSum
 	m.AllowedMiB = allowedSum / float64(len(ratios))
 	m.ShortfallMiB = (allowedSum - usedSum) / float64(len(ratios))
@@ -314,6 +326,35 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	m.OvershootMiB = math.Min(math.Sqrt(3)*m.StartSDMiB, math.Max(m.StartMiB-minTriggerRatio*m.AllowedMiB, 0))
 	m.RunwayRatioSD = stddev(ratios)
 	m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(ratios)))
+	m.finish(opts, seg, scans, costs, inferred)
+	return m, nil
+}
+
+// fitPinned fits the runway figures of a log in which no paced cycle had
+// a runway: the heap had reached the goal when each started, so there is
+// no trigger to see, only what a cycle allocates while it marks. A longer
+// runway is taken as used to the end, plus that allocation, which the
+// heap then overshoots the goal by: RunwayRatio 1, ShortfallMiB the mean
+// allocation per cycle, negative, and the spread of the ratio that of the
+// allocation per cycle.
+func (m *Model) fitPinned(used []float64) {
+	var sum float64
+	for _, u := range used {
+		sum += u
+	}
+	mean := sum / float64(len(used))
+	m.RunwayRatio = 1
+	m.ShortfallMiB = -mean
+	if mean > 0 {
+		m.RunwayRatioSD = stddev(used) / mean
+		m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(used)))
+	}
+	m.Warnings = append(m.Warnings, fmt.Sprintf("no cycle in the log had a runway: the heap was at its goal when each started (the goal pinned at the live heap, a GC death spiral if a memory limit set it), so the pacer's trigger is not seen; a longer runway is assumed used to the end, plus the %.1f MiB a cycle allocated while marking", mean))
+}
+
+// finish fits what does not depend on the runway: the cost line, the GOGC
+// the goals imply, the non-heap memory, and the warnings on the fit.
+func (m *Model) finish(opts Options, seg *gctrace.Segment, scans, costs, inferred []float64) {
 	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(scans, costs)
 	if len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
 		sort.Float64s(inferred)
@@ -341,10 +382,9 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	if Valid(m.LiveSlopeMiBPerS) && m.LiveR2 > 0.5 && m.LiveSlopeMiBPerS*m.WallS > 0.5*m.LiveMeanMiB {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
 	}
-	if nPaced < 10 {
+	if nPaced := m.Cycles - m.Forced; nPaced < 10 {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
 	}
-	return m, nil
 }
 
 // liveEstimate reads the live heap of cycle i. The printed MiB (rounded
@@ -391,11 +431,20 @@ func (m *Model) liveEstimate(cs []gctrace.Cycle, i int) float64 {
 func (m *Model) CostString() string {
 	switch {
 	case m.CostPerMiBMS == 0:
-		return fmt.Sprintf("%.3g ms whatever the heap scanned", m.CostFixedMS)
+		return sig3(m.CostFixedMS) + " ms whatever the heap scanned"
 	case m.CostFixedMS == 0:
-		return fmt.Sprintf("%.3g ms per MiB scanned", m.CostPerMiBMS)
+		return sig3(m.CostPerMiBMS) + " ms per MiB scanned"
 	}
-	return fmt.Sprintf("%.3g ms + %.3g ms per MiB scanned", m.CostFixedMS, m.CostPerMiBMS)
+	return sig3(m.CostFixedMS) + " ms + " + sig3(m.CostPerMiBMS) + " ms per MiB scanned"
+}
+
+// sig3 formats v with three significant digits, and whole above 100
+// rather than with an exponent.
+func sig3(v float64) string {
+	if math.Abs(v) >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
 
 // Valid reports whether v is a real number rather than NaN or an infinity.

@@ -216,3 +216,29 @@ func TestLinearFit(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPinned fits the log of Go issue 58106, a program in a GC death
+// spiral under GOMEMLIMIT: the heap is at its goal when every cycle starts.
+// The model must still fit it, say so, and predict the spiral at a limit
+// just above the live heap and its end with more room.
+func TestFitPinned(t *testing.T) {
+	seg := readSegment(t, filepath.Join("..", "gctrace", "testdata", "corpus", "15-go58106-gomemlimit-death-spiral-3P.log"))
+	m, err := Fit(seg, Options{GoMinor: 19})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(m.Warnings, " "), "no cycle in the log had a runway") {
+		t.Errorf("warnings %q do not say the goal was pinned", m.Warnings)
+	}
+	if m.ShortfallMiB > -100 {
+		t.Errorf("shortfall %.1f MiB: each cycle allocated 130–200 MiB past its goal", m.ShortfallMiB)
+	}
+	tight := m.Predict(Setting{GOGC: 100, MemoryLimit: 2200 << 20})
+	roomy := m.Predict(Setting{GOGC: 100, MemoryLimit: 3 << 30})
+	if tight.Risk != RiskHigh {
+		t.Errorf("at 2200MiB (live heap about 2080 MiB): risk %v, want high", tight.Risk)
+	}
+	if roomy.Risk == RiskHigh || roomy.Cycles.Value >= tight.Cycles.Value/2 {
+		t.Errorf("at 3GiB: risk %v and %v cycles, want fewer than half the %v at 2200MiB", roomy.Risk, roomy.Cycles, tight.Cycles)
+	}
+}

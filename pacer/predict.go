@@ -180,9 +180,6 @@ func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
 // runway that is left, so it shrinks in proportion to the runway.
 func (m *Model) used(a float64) (used, unmarked float64) {
 	A := m.AllowedMiB
-	if A <= 0 {
-		return a * m.RunwayRatio, 0
-	}
 	if a >= A {
 		return a - m.ShortfallMiB, 0
 	}

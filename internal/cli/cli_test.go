@@ -45,6 +45,7 @@ func TestGolden(t *testing.T) {
 		{"badflag", []string{"gctrace", "--color", "purple", "x.log"}, 2},
 		{"explain", []string{"explain", "gc-min-heap"}, 0},
 		{"doctor-demo", []string{"doctor", "testdata/demo-bundle"}, 0},
+		{"whatif-deathspiral", []string{"whatif", "--go-version", "go1.19.5", "--gogc", "100,200", "--memlimit", "2200MiB,3GiB", corpus + "15-go58106-gomemlimit-death-spiral-3P.log"}, 0},
 		{"explain-unknown", []string{"explain", "no-such-rule"}, 2},
 	}
 	for _, tt := range tests {
