@@ -286,7 +286,11 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	// while marking is all there is to measure.
 	pinned := len(ratios) < 3 && len(pinnedUsed) >= 3
 	if len(ratios) < 3 && !pinned {
-		return nil, fmt.Errorf("%s: need at least 3 paced cycles with heap goals, have %d", where, len(ratios)+len(pinnedUsed))
+		n := fmt.Sprintf("%d cycles", len(cs))
+		if len(cs) == 1 {
+			n = "1 cycle"
+		}
+		return nil, fmt.Errorf("%s: %s (%d forced by the program, %d paced with a heap goal): the model needs at least 3 paced cycles with heap goals", where, n, m.Forced, len(ratios)+len(pinnedUsed))
 	}
 	m.LiveMeanMiB = liveSum / float64(len(cs))
 	m.LiveSlopeMiBPerS = seg.Summary.LiveSlope

@@ -55,8 +55,8 @@ func TestFitErrors(t *testing.T) {
 		{"nil", nil, "no segment"},
 		{"not kept", &gctrace.Segment{}, "no cycles kept"},
 		{"go1.2", old, "no live heap"},
-		{"too few", parse(few), "need at least 3 paced cycles"},
-		{"only forced", parse(forced), "need at least 3 paced cycles"},
+		{"too few", parse(few), "at least 3 paced cycles"},
+		{"only forced", parse(forced), "at least 3 paced cycles"},
 	}
 	for _, tt := range tests {
 		_, err := Fit(tt.seg, Options{})

@@ -1,6 +1,7 @@
 package pacer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -215,6 +216,9 @@ func ParseGOGC(s string) (int, error) {
 		return Off, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("GOGC %s is out of range: the runtime reads it as a 32-bit number, at most %d, and would use 100", s, math.MaxInt32)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("GOGC %q: want a whole number or off (the runtime would use 100)", s)
 	}

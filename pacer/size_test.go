@@ -195,6 +195,11 @@ func TestParseMemoryLimitAndGOGC(t *testing.T) {
 		{"OFF", 0, false},
 		{"1.5", 0, false},
 		{"", 0, false},
+		{"99999999999", 0, false}, // the runtime reads an int32 and would use 100
+		{"2147483647", 2147483647, true},
+	}
+	if _, err := ParseGOGC("99999999999"); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("ParseGOGC(99999999999): error %v, want one saying it is out of range", err)
 	}
 	for _, tt := range gogcs {
 		got, err := ParseGOGC(tt.in)
