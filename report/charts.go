@@ -241,15 +241,20 @@ func sampled(n int, bs [][2]int, how string) string {
 	return fmt.Sprintf(" The %d cycles are drawn as %d points, each %s of %d consecutive cycles.", n, len(bs), how, bs[0][1]-bs[0][0])
 }
 
+// cycleAxis says whether every cycle has a timestamp, and labels the x
+// axis accordingly: time when they do, the cycle number when they do not.
+func cycleAxis(cs []gctrace.Cycle) (timed bool, label string) {
+	if allTimed(cs) {
+		return true, "time since the process started (s)"
+	}
+	return false, "GC cycle (number; this log format has no timestamps)"
+}
+
 // heapChart draws the heap of the busiest process over time from gctrace:
 // the heap in use when marking ended, the live heap it marked, and the goal.
 func heapChart(d *diagnose.Diagnosis, s *gctrace.Segment, maxPoints int) (*chart, error) {
 	cs := s.Cycles
-	timed := allTimed(cs)
-	xLabel := "time since the process started (s)"
-	if !timed {
-		xLabel = "GC cycle (number; this log format has no timestamps)"
-	}
+	timed, xLabel := cycleAxis(cs)
 	p := newPlot("Heap over time", xLabel, "heap (MiB)")
 	var inuse, live, goal plotter.XYs
 	add := func(xys *plotter.XYs, x float64, v int64) {
@@ -340,11 +345,7 @@ func traceHeapChart(r *exectrace.Result) (*chart, error) {
 // pauseTimeline draws each stop-the-world phase of every cycle over time.
 func pauseTimeline(d *diagnose.Diagnosis, s *gctrace.Segment, maxPoints int) (*chart, error) {
 	cs := s.Cycles
-	timed := allTimed(cs)
-	xLabel := "time since the process started (s)"
-	if !timed {
-		xLabel = "GC cycle (number; this log format has no timestamps)"
-	}
+	timed, xLabel := cycleAxis(cs)
 	p := newPlot("GC pauses over time", xLabel, "stop-the-world pause (ms)")
 	pre15 := cs[0].Format == gctrace.FormatPre15
 	names := []string{"sweep termination", "mark termination"}

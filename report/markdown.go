@@ -87,27 +87,7 @@ func (m *mdWriter) runInfo(d *diagnose.Diagnosis) {
 	if r.PeakRSS > 0 {
 		s += ", peak RSS " + fmtBytes(r.PeakRSS)
 	}
-	env := []string{}
-	if r.GoVersion != "" {
-		env = append(env, r.GoVersion)
-	}
-	set := func(name, v, unset string) string {
-		if v == "" {
-			return name + " " + unset
-		}
-		return name + "=" + v
-	}
-	env = append(env, set("GOGC", r.GOGC, "unset (100)"), set("GOMEMLIMIT", r.GOMEMLIMIT, "unset"))
-	if r.GOMAXPROCS != "" {
-		env = append(env, "GOMAXPROCS="+r.GOMAXPROCS)
-	}
-	if r.NumCPU > 0 {
-		env = append(env, plural(r.NumCPU, "CPU"))
-	}
-	if r.CgroupMemoryLimit > 0 {
-		env = append(env, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
-	}
-	m.printf("%s; %s.\n\n", mdEscape(s), mdEscape(strings.Join(env, ", ")))
+	m.printf("%s; %s.\n\n", mdEscape(s), mdEscape(strings.Join(runEnv(r), ", ")))
 }
 
 func (m *mdWriter) actions(d *diagnose.Diagnosis) {

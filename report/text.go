@@ -146,27 +146,7 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 			t.printf(", peak RSS %s", fmtBytes(r.PeakRSS))
 		}
 		t.printf("\n")
-		envs := []string{}
-		if r.GoVersion != "" {
-			envs = append(envs, r.GoVersion)
-		}
-		setting := func(name, v, unset string) string {
-			if v == "" {
-				return name + " " + unset
-			}
-			return name + "=" + v
-		}
-		envs = append(envs, setting("GOGC", r.GOGC, "unset (100)"), setting("GOMEMLIMIT", r.GOMEMLIMIT, "unset"))
-		if r.GOMAXPROCS != "" {
-			envs = append(envs, "GOMAXPROCS="+r.GOMAXPROCS)
-		}
-		if r.NumCPU > 0 {
-			envs = append(envs, plural(r.NumCPU, "CPU"))
-		}
-		if r.CgroupMemoryLimit > 0 {
-			envs = append(envs, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
-		}
-		t.wrap("  ", "  ", strings.Join(envs, ", "))
+		t.wrap("  ", "  ", strings.Join(runEnv(r), ", "))
 	}
 	for _, in := range d.Log.Inputs {
 		if d.Run != nil && in.NErrors == 1 && in.Partial {
@@ -382,6 +362,33 @@ func truncate(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// runEnv lists what a run's environment says about its GC: the Go
+// version, GOGC and GOMEMLIMIT (unset ones as such), GOMAXPROCS, the CPUs
+// and the cgroup memory limit, for the text and markdown reports alike.
+func runEnv(r *diagnose.RunInfo) []string {
+	var env []string
+	if r.GoVersion != "" {
+		env = append(env, r.GoVersion)
+	}
+	setting := func(name, v, unset string) string {
+		if v == "" {
+			return name + " " + unset
+		}
+		return name + "=" + v
+	}
+	env = append(env, setting("GOGC", r.GOGC, "unset (100)"), setting("GOMEMLIMIT", r.GOMEMLIMIT, "unset"))
+	if r.GOMAXPROCS != "" {
+		env = append(env, "GOMAXPROCS="+r.GOMAXPROCS)
+	}
+	if r.NumCPU > 0 {
+		env = append(env, plural(r.NumCPU, "CPU"))
+	}
+	if r.CgroupMemoryLimit > 0 {
+		env = append(env, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
+	}
+	return env
 }
 
 func plural(n int, noun string) string {
