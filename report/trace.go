@@ -1,13 +1,10 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/exectrace"
 )
 
 type jsonTraceGC struct {
@@ -132,15 +129,7 @@ func (t *textWriter) traceSection(d *diagnose.Diagnosis) {
 		t.printf("  %-13s %s\n", "MMU", mmu)
 	}
 	t.printf("  %-13s %d seen, %s created/s, up to %d alive\n", "Goroutines", r.Goroutines.Seen, fmtNum(r.Goroutines.CreatedPerSec), r.Goroutines.PeakLive)
-	groups := make([]exectrace.Group, 0, len(r.Groups))
-	for _, gr := range r.Groups {
-		if !gr.Runtime {
-			groups = append(groups, gr)
-		}
-	}
-	slices.SortStableFunc(groups, func(a, b exectrace.Group) int {
-		return cmp.Compare(b.RunningMS+b.RunnableMS, a.RunningMS+a.RunnableMS)
-	})
+	groups := userGroups(r)
 	if len(groups) == 0 {
 		return
 	}
