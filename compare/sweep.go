@@ -12,6 +12,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -240,23 +241,7 @@ func fitModel(log *gctrace.Log, set pacer.Setting, cr *collect.Result) (*pacer.M
 		return nil, gctrace.ErrNoCycles
 	}
 	return pacer.Fit(seg, pacer.Options{GOGC: set.GOGC, MemoryLimit: set.MemoryLimit,
-		GoMinor: goMinor(cr.GoVersion), RSS: cr.PeakRSS})
-}
-
-// goMinor returns the minor version of "go1.22.4", 0 when unknown.
-func goMinor(v string) int {
-	rest, ok := strings.CutPrefix(v, "go1.")
-	if !ok {
-		return 0
-	}
-	if i := strings.IndexAny(rest, ".rcbeta-+ "); i >= 0 {
-		rest = rest[:i]
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil {
-		return 0
-	}
-	return n
+		GoMinor: goversion.Minor(cr.GoVersion), RSS: cr.PeakRSS})
 }
 
 // lastOutputLine returns the last line of the program's standard error

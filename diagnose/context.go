@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
 // context is what rules see besides the segment they judge.
@@ -64,7 +65,7 @@ type goRange struct {
 // line format implies.
 func (c *context) goVersion(s *gctrace.Segment) goRange {
 	if v := c.in.GoVersion; v != "" && version.IsValid(v) {
-		m := minor(v)
+		m := goversion.Minor(v)
 		return goRange{min: m, max: m, exact: v}
 	}
 	if s == nil {
@@ -72,13 +73,6 @@ func (c *context) goVersion(s *gctrace.Segment) goRange {
 	}
 	lo, hi := s.Format.MinorRange()
 	return goRange{min: lo, max: hi}
-}
-
-// minor returns the minor version of a "go1.N[.P]" string.
-func minor(v string) int {
-	lang := version.Lang(v) // "go1.21"
-	n, _ := strconv.Atoi(strings.TrimPrefix(lang, "go1."))
-	return n
 }
 
 // atLeast reports whether the program's Go is at least 1.m.

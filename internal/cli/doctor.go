@@ -18,6 +18,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/heapprof"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
@@ -169,7 +170,7 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 	} else {
 		notes = append(notes, "no gctrace.log in the bundle: no GC cycle figures (gcdoctor run records one)")
 	}
-	for _, pf := range []string{collect.AllocsFile, collect.HeapFile} {
+	for _, pf := range []string{bundle.AllocsFile, bundle.HeapFile} {
 		if !b.Has(pf) {
 			continue
 		}
@@ -213,14 +214,14 @@ func doctorInput(ctx context.Context, path string, source []string, dir string, 
 			}
 		}
 	}
-	if b.Has(collect.TraceFile) {
-		if f, err := b.Open(collect.TraceFile); err == nil {
+	if b.Has(bundle.TraceFile) {
+		if f, err := b.Open(bundle.TraceFile); err == nil {
 			res, err := exectrace.Analyze(f, exectrace.Options{})
 			f.Close()
 			var te *exectrace.TruncatedError
 			switch {
 			case res != nil && (err == nil || errors.As(err, &te)):
-				in.Trace = &diagnose.TraceEvidence{Name: name(collect.TraceFile), Result: res}
+				in.Trace = &diagnose.TraceEvidence{Name: name(bundle.TraceFile), Result: res}
 				found++
 				if err != nil {
 					notes = append(notes, fmt.Sprintf("trace.out is cut short: %v; its figures are partial", err))
@@ -292,9 +293,7 @@ func completeTuneRequest(tr *diagnose.TuneRequest, in *diagnose.Input) *diagnose
 	if l, err := pacer.ParseGOMEMLIMIT(in.GOMEMLIMIT); err == nil && in.GOMEMLIMIT != "" {
 		tr.Options.MemoryLimit = l
 	}
-	if in.GoVersion != "" && validGoVersion(in.GoVersion) {
-		tr.Options.GoMinor = goMinor(in.GoVersion)
-	}
+	tr.Options.GoMinor = goversion.Minor(in.GoVersion)
 	tr.Options.RSS = in.PeakRSS
 	if tr.Budget == 0 && in.Run != nil && in.Run.CgroupMemoryLimit > 0 {
 		tr.Budget, tr.BudgetSource = in.Run.CgroupMemoryLimit, "the cgroup memory limit"

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	goversion "go/version"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,20 +52,6 @@ func newExplainCmd(e *env) *cobra.Command {
 			return &usageError{fmt.Errorf("no rule %q; 'gcdoctor explain' lists them", args[0])}
 		},
 	}
-}
-
-func validGoVersion(v string) bool { return goversion.IsValid(v) }
-
-// goMinor returns the minor version of a valid "go1.N[.P]".
-func goMinor(v string) int {
-	n := 0
-	for _, c := range strings.TrimPrefix(goversion.Lang(v), "go1.") {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // lintMarkdown renders a source check's documentation as a catalogue

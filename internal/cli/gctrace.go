@@ -13,6 +13,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
 // diagFlags describe the examined program when the evidence does not.
@@ -29,10 +30,8 @@ func (f *diagFlags) register(cmd *cobra.Command) {
 
 func (f *diagFlags) validate() error {
 	if v := f.goVersion; v != "" {
-		if !strings.HasPrefix(v, "go") {
-			f.goVersion = "go" + v
-		}
-		if !validGoVersion(f.goVersion) {
+		var ok bool
+		if f.goVersion, ok = goversion.Normalize(v); !ok {
 			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", v)}
 		}
 	}

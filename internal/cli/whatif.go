@@ -10,6 +10,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
 )
@@ -147,13 +148,11 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 		opts.MemoryLimit = v
 	}
 	if goVersion != "" {
-		if !strings.HasPrefix(goVersion, "go") {
-			goVersion = "go" + goVersion
-		}
-		if !validGoVersion(goVersion) {
+		v, ok := goversion.Normalize(goVersion)
+		if !ok {
 			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", goVersion)}
 		}
-		opts.GoMinor = goMinor(goVersion)
+		opts.GoMinor = goversion.Minor(v)
 	}
 	m, err := pacer.Fit(seg, opts)
 	if err != nil {
