@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
@@ -162,25 +162,11 @@ func (e *env) render(w io.Writer, d *diagnose.Diagnosis, f *reportFlags) error {
 	return report.Text(w, d, report.TextOptions{Color: e.useColor(f.color, w), Width: f.width})
 }
 
-// renderFile writes the report next to -o FILE and renames it into place,
-// so that a failed run leaves no half-written report behind and an
-// earlier one intact.
+// renderFile writes the report to -o FILE without ever leaving a
+// half-written one: a regular file is replaced atomically and keeps its
+// mode, a device or FIFO is written through (see atomicfile).
 func (e *env) renderFile(d *diagnose.Diagnosis, f *reportFlags) error {
-	tmp, err := os.CreateTemp(filepath.Dir(f.output), ".gcdoctor-report-*")
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", f.output, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	err = e.render(tmp, d, f)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.output)
-	}
+	err := atomicfile.Write(f.output, 0o644, func(w io.Writer) error { return e.render(w, d, f) })
 	if err != nil {
 		return fmt.Errorf("-o %s: %w", f.output, err)
 	}
