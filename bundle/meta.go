@@ -23,6 +23,12 @@ const (
 	GCTraceFile = "gctrace.log"
 	// RSSFile is the name of the CSV file holding resident set size samples.
 	RSSFile = "rss.csv"
+	// The profiles and trace a running program serves, as net/http/pprof
+	// serves them (gzipped protobuf, and the runtime's trace format).
+	HeapFile      = "heap.pb.gz"      // /debug/pprof/heap
+	AllocsFile    = "allocs.pb.gz"    // /debug/pprof/allocs
+	GoroutineFile = "goroutine.pb.gz" // /debug/pprof/goroutine
+	TraceFile     = "trace.out"       // /debug/pprof/trace?seconds=N
 )
 
 // Meta describes how the evidence in a bundle was gathered. Most fields are

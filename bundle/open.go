@@ -46,7 +46,7 @@ func open(p string) (*Bundle, error) {
 	switch {
 	case fi.IsDir():
 		b, err = openDir(p)
-	case isArchiveName(p):
+	case IsArchiveName(p):
 		b, err = openArchive(p)
 	default:
 		return nil, errors.New("not a directory or a .tar.gz or .tgz archive")
@@ -61,8 +61,8 @@ func open(p string) (*Bundle, error) {
 	return b, nil
 }
 
-// isArchiveName reports whether name has an extension Open unpacks.
-func isArchiveName(name string) bool {
+// IsArchiveName reports whether name has an extension Open unpacks.
+func IsArchiveName(name string) bool {
 	lower := strings.ToLower(name)
 	return strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz")
 }
@@ -193,4 +193,27 @@ func (b *Bundle) Close() error {
 // inside the bundle.
 func validName(name string) bool {
 	return name != "." && fs.ValidPath(name)
+}
+
+// KnownFiles are the files a bundle may hold that gcdoctor reads, in the
+// order a diagnosis reads them.
+var KnownFiles = []string{MetaFile, GCTraceFile, RSSFile, AllocsFile, HeapFile, GoroutineFile, TraceFile}
+
+// IsBundle reports whether path names an evidence bundle: a .tar.gz or
+// .tgz archive, or a directory that holds at least one of KnownFiles. A
+// directory of other files (benchmark results, say) is not a bundle.
+func IsBundle(path string) bool {
+	if IsArchiveName(path) {
+		return true
+	}
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	for _, f := range KnownFiles {
+		if st, err := os.Stat(filepath.Join(path, f)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -15,14 +15,6 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
-// Files Attach writes into a bundle, in the formats net/http/pprof serves.
-const (
-	HeapFile      = "heap.pb.gz"      // /debug/pprof/heap
-	AllocsFile    = "allocs.pb.gz"    // /debug/pprof/allocs
-	GoroutineFile = "goroutine.pb.gz" // /debug/pprof/goroutine
-	TraceFile     = "trace.out"       // /debug/pprof/trace?seconds=N
-)
-
 // AttachSpec says where a running program serves net/http/pprof and what to
 // collect from it.
 type AttachSpec struct {
@@ -74,15 +66,15 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 		file, path, what string
 		timeout          time.Duration
 	}{
-		{AllocsFile, "allocs", "allocation profile (every allocation since start)", 30 * time.Second},
-		{HeapFile, "heap", "heap profile (live objects at the last GC)", 30 * time.Second},
-		{GoroutineFile, "goroutine", "goroutine profile", 30 * time.Second},
+		{bundle.AllocsFile, "allocs", "allocation profile (every allocation since start)", 30 * time.Second},
+		{bundle.HeapFile, "heap", "heap profile (live objects at the last GC)", 30 * time.Second},
+		{bundle.GoroutineFile, "goroutine", "goroutine profile", 30 * time.Second},
 	}
 	if s.Seconds > 0 {
 		fetches = append(fetches, struct {
 			file, path, what string
 			timeout          time.Duration
-		}{TraceFile, fmt.Sprintf("trace?seconds=%d", s.Seconds), fmt.Sprintf("execution trace (%d s)", s.Seconds), time.Duration(s.Seconds)*time.Second + 30*time.Second})
+		}{bundle.TraceFile, fmt.Sprintf("trace?seconds=%d", s.Seconds), fmt.Sprintf("execution trace (%d s)", s.Seconds), time.Duration(s.Seconds)*time.Second + 30*time.Second})
 	}
 	for _, f := range fetches {
 		if s.Progress != nil {
@@ -101,8 +93,8 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 		DurationMS:    float64(time.Since(start).Milliseconds()),
 		Files:         res.Files,
 	}
-	if _, ok := res.Files[TraceFile]; ok {
-		m.GoVersion = traceGoVersion(s.Out.Path(TraceFile))
+	if _, ok := res.Files[bundle.TraceFile]; ok {
+		m.GoVersion = traceGoVersion(s.Out.Path(bundle.TraceFile))
 	}
 	res.Meta = m
 	return res, s.Out.WriteMeta(m)
@@ -183,7 +175,7 @@ func fetch(ctx context.Context, c *http.Client, u string, timeout time.Duration,
 	}
 	isGzip := bytes.HasPrefix(head, []byte{0x1f, 0x8b})
 	isTrace := bytes.HasPrefix(head, []byte("go 1."))
-	if (name == TraceFile && !isTrace) || (name != TraceFile && !isGzip) {
+	if (name == bundle.TraceFile && !isTrace) || (name != bundle.TraceFile && !isGzip) {
 		return fmt.Errorf("attach: %s: %w (the answer starts %q)", u, errNotPprof, head)
 	}
 	f, err := out.Create(name)

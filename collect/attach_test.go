@@ -45,7 +45,7 @@ func TestAttachLiveServer(t *testing.T) {
 		if len(res.Files) != 4 {
 			t.Errorf("%s: files %v", base, res.Files)
 		}
-		for _, name := range []string{AllocsFile, HeapFile} {
+		for _, name := range []string{bundle.AllocsFile, bundle.HeapFile} {
 			f, err := os.Open(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)

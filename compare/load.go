@@ -169,7 +169,7 @@ func (s *Side) add(path string, named bool) error {
 	if err != nil {
 		return err
 	}
-	if isBundlePath(path, st) {
+	if bundle.IsBundle(path) {
 		return s.addBundle(path)
 	}
 	if !st.IsDir() {
@@ -188,23 +188,6 @@ func (s *Side) add(path string, named bool) error {
 		}
 	}
 	return nil
-}
-
-// isBundlePath reports whether path is an evidence bundle: an archive, or
-// a directory holding a bundle's gctrace.log or meta.json.
-func isBundlePath(path string, st os.FileInfo) bool {
-	if strings.HasSuffix(path, ".tar.gz") || strings.HasSuffix(path, ".tgz") {
-		return true
-	}
-	if !st.IsDir() {
-		return false
-	}
-	for _, f := range []string{bundle.GCTraceFile, bundle.MetaFile} {
-		if _, err := os.Stat(filepath.Join(path, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // errNeither is returned for a file that holds no evidence.

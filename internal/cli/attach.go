@@ -77,16 +77,16 @@ func (e *env) runAttach(cmd *cobra.Command, url, out string, seconds, top int, r
 	}
 	fmt.Fprintf(e.stderr, "gcdoctor: evidence kept in %s\n", out)
 	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
-	f, err := os.Open(filepath.Join(out, collect.AllocsFile))
+	f, err := os.Open(filepath.Join(out, bundle.AllocsFile))
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	p, err := heapprof.Read(f, filepath.Join(out, collect.AllocsFile))
+	p, err := heapprof.Read(f, filepath.Join(out, bundle.AllocsFile))
 	if err != nil {
 		return err
 	}
-	h := &diagnose.HeapEvidence{Name: filepath.Join(out, collect.AllocsFile), Profile: p, Source: newSourceReader().line}
+	h := &diagnose.HeapEvidence{Name: filepath.Join(out, bundle.AllocsFile), Profile: p, Source: newSourceReader().line}
 	h.Top = p.Top(heapprof.SiteOptions{N: top})
 	in.Heap = h
 	return e.emit(cmd, diagnose.Diagnose(in), rf)

@@ -328,7 +328,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	if v == demo.Problem {
 		warm.MaxDuration = demoTraceSeconds*time.Second + 250*time.Millisecond
 		go func() {
-			traceDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/trace?seconds=%d", url, demoTraceSeconds), filepath.Join(dir, collect.TraceFile))
+			traceDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/trace?seconds=%d", url, demoTraceSeconds), filepath.Join(dir, bundle.TraceFile))
 		}()
 	} else {
 		traceDone <- nil
@@ -377,7 +377,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 		run.rounds = append(run.rounds, demoRound{load: load, before: before, after: after})
 	}
 	show("fetching the allocation profile")
-	perr := fetchTo(ctx, url+"/debug/pprof/allocs", filepath.Join(dir, collect.AllocsFile))
+	perr := fetchTo(ctx, url+"/debug/pprof/allocs", filepath.Join(dir, bundle.AllocsFile))
 	prog.done()
 	res := stop()
 	if res == nil {
@@ -388,7 +388,7 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 		return nil, fmt.Errorf("demo: every request to the %s server failed: %s", v, run.firstErr)
 	}
 	if perr != nil {
-		os.Remove(filepath.Join(dir, collect.AllocsFile))
+		os.Remove(filepath.Join(dir, bundle.AllocsFile))
 	}
 	run.peakRSS = res.PeakRSS
 

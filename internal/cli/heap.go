@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/bundle"
-	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/escape"
 	"github.com/gcdoctor/gcdoctor/heapprof"
@@ -77,13 +76,13 @@ func (e *env) runHeap(cmd *cobra.Command, path string, source []string, dir stri
 			return err
 		}
 		defer b.Close()
-		name := collect.AllocsFile
+		name := bundle.AllocsFile
 		if !b.Has(name) {
-			name = collect.HeapFile
+			name = bundle.HeapFile
 		}
 		rc, err := b.Open(name)
 		if err != nil {
-			return fmt.Errorf("%s: no %s or %s in this bundle", path, collect.AllocsFile, collect.HeapFile)
+			return fmt.Errorf("%s: no %s or %s in this bundle", path, bundle.AllocsFile, bundle.HeapFile)
 		}
 		defer rc.Close()
 		r, path = rc, filepath.Join(path, name)
