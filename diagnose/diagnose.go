@@ -223,7 +223,7 @@ func Diagnose(in *Input) *Diagnosis {
 		d.LintRanked = rankLint(in.Lint, in.Heap)
 		ctx.lint = d.LintRanked
 	}
-	d.Tuning = tune(in.Log, in.Tune)
+	d.Tuning = tune(in.Log, in.Tune.complete(in))
 	ctx.tuning = d.Tuning
 	d.CrossChecks = crossCheck(in.Log, in.Trace)
 	ctx.crossChecks = d.CrossChecks

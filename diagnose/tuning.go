@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -19,8 +20,43 @@ type TuneRequest struct {
 	BudgetSource string
 	Objective    pacer.Objective
 	// Options describe the run the log was recorded from (GOGC, limit, Go
-	// version, peak RSS).
+	// version, peak RSS). Diagnose fills the fields left zero from the
+	// Input: its GOGC, GOMEMLIMIT, Go version and peak RSS.
 	Options pacer.Options
+	// Settings are the settings to predict (gcdoctor whatif); none means
+	// the higher GOGC values 200, 400 and 800 when no budget is known.
+	Settings []pacer.Setting
+	// Segment is the index of the process to model when SegmentSet;
+	// otherwise the log's busiest process is modelled (gctrace.Log.Busiest).
+	Segment    int
+	SegmentSet bool
+}
+
+// complete fills in what the evidence knows about the run the log was
+// recorded from, and, with no budget asked for, the container's memory
+// limit.
+func (req *TuneRequest) complete(in *Input) *TuneRequest {
+	if req == nil {
+		return nil
+	}
+	r := *req
+	o := &r.Options
+	if g, err := pacer.ParseGOGC(in.GOGC); err == nil && in.GOGC != "" && o.GOGC == 0 {
+		o.GOGC = g
+	}
+	if l, err := pacer.ParseGOMEMLIMIT(in.GOMEMLIMIT); err == nil && in.GOMEMLIMIT != "" && o.MemoryLimit == 0 {
+		o.MemoryLimit = l
+	}
+	if o.GoMinor == 0 {
+		o.GoMinor = goversion.Minor(in.GoVersion)
+	}
+	if o.RSS == 0 {
+		o.RSS = in.PeakRSS
+	}
+	if r.Budget == 0 && in.Run != nil && in.Run.CgroupMemoryLimit > 0 {
+		r.Budget, r.BudgetSource = in.Run.CgroupMemoryLimit, "the cgroup memory limit"
+	}
+	return &r
 }
 
 // TuningEvidence is the pacer model of the program's busiest process and
@@ -28,8 +64,9 @@ type TuneRequest struct {
 type TuningEvidence struct {
 	Segment *gctrace.Segment // the process modelled
 	Model   *pacer.Model
-	// Baseline replays the observed setting; Alternatives are the higher
-	// GOGC values tried when no budget is known.
+	// Baseline replays the observed setting; Alternatives are the
+	// settings asked for, or else, when no budget is known, the higher
+	// GOGC values tried.
 	Baseline     pacer.Prediction
 	Alternatives []pacer.Prediction
 	// Recommendation is the chosen setting when a budget is known.
@@ -40,17 +77,15 @@ type TuningEvidence struct {
 	Err string
 }
 
-// tune fits the pacer model to the process with the most cycles and
-// predicts with it.
+// tune fits the pacer model to the process asked for, by default the
+// busiest, and predicts with it.
 func tune(log *gctrace.Log, req *TuneRequest) *TuningEvidence {
 	if req == nil || log == nil || len(log.Segments) == 0 {
 		return nil
 	}
-	seg := log.Segments[0]
-	for _, s := range log.Segments {
-		if s.Summary.Cycles > seg.Summary.Cycles {
-			seg = s
-		}
+	seg := log.Busiest()
+	if req.SegmentSet && req.Segment >= 0 && req.Segment < len(log.Segments) {
+		seg = log.Segments[req.Segment]
 	}
 	t := &TuningEvidence{Segment: seg, BudgetSource: req.BudgetSource}
 	m, err := pacer.Fit(seg, req.Options)
@@ -60,9 +95,15 @@ func tune(log *gctrace.Log, req *TuneRequest) *TuningEvidence {
 	}
 	t.Model = m
 	t.Baseline = m.Predict(m.Observed)
+	for _, s := range req.Settings {
+		t.Alternatives = append(t.Alternatives, m.Predict(s))
+	}
 	if req.Budget > 0 {
 		r := pacer.Recommend(m, req.Budget, req.Objective)
 		t.Recommendation = &r
+		return t
+	}
+	if len(req.Settings) > 0 {
 		return t
 	}
 	for _, g := range []int{200, 400, 800} {

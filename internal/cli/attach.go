@@ -1,18 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
-	"github.com/gcdoctor/gcdoctor/collect"
-	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/heapprof"
+	"github.com/gcdoctor/gcdoctor/evidence"
 )
 
 func newAttachCmd(e *env) *cobra.Command {
@@ -25,8 +19,9 @@ func newAttachCmd(e *env) *cobra.Command {
 		Short: "Collect profiles and a trace from a running program's /debug/pprof and diagnose them",
 		Long: `Connects to a program that serves net/http/pprof, downloads its allocs,
 heap and goroutine profiles and an execution trace of --seconds seconds into
-an evidence bundle, and diagnoses what it collected. The bundle can be read
-again later, or elsewhere, with gcdoctor heap or gcdoctor gctrace.
+an evidence bundle, and diagnoses all it collected: the allocation sites,
+and from the trace the GC pauses, MMU and goroutine groups. The bundle can be read
+again later, or elsewhere, with gcdoctor doctor.
 
 URL is the program's address (localhost:6060) or its /debug/pprof/ page.`,
 		Example: `  gcdoctor attach localhost:6060
@@ -57,37 +52,11 @@ func (e *env) runAttach(cmd *cobra.Command, url, out string, seconds, top int, r
 	if out == "" {
 		out = "gcdoctor-attach-" + time.Now().Format("20060102-150405")
 	}
-	w, err := bundle.Create(out)
+	opt := e.evidenceOptions(evidence.All, df)
+	opt.Top = top
+	set, err := evidence.Attach(cmd.Context(), url, evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	res, err := collect.Attach(ctx, collect.AttachSpec{
-		URL: url, Seconds: seconds, Out: w, ToolVersion: version(),
-		Progress: func(what string) { fmt.Fprintf(e.stderr, "gcdoctor: fetching the %s\n", what) },
-	})
-	if err != nil {
-		if res == nil || len(res.Files) == 0 {
-			os.RemoveAll(out) // nothing collected: leave no empty bundle behind
-		}
-		return err
-	}
-	fmt.Fprintf(e.stderr, "gcdoctor: evidence kept in %s\n", out)
-	in := &diagnose.Input{GoVersion: df.goVersion, GOGC: df.gogc}
-	f, err := os.Open(filepath.Join(out, bundle.AllocsFile))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	p, err := heapprof.Read(f, filepath.Join(out, bundle.AllocsFile))
-	if err != nil {
-		return err
-	}
-	h := &diagnose.HeapEvidence{Name: filepath.Join(out, bundle.AllocsFile), Profile: p, Source: newSourceReader().line}
-	h.Top = p.Top(heapprof.SiteOptions{N: top})
-	in.Heap = h
-	return e.emit(cmd, diagnose.Diagnose(in), rf)
+	return e.diagnoseSet(cmd, set, rf, false)
 }

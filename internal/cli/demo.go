@@ -20,8 +20,8 @@ import (
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/gctrace"
-	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
 	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
@@ -402,20 +402,21 @@ func (e *env) demoVariant(parent context.Context, self string, v demo.Variant, r
 	if v == demo.Fixed {
 		source = nil // its source is the same package: checked once
 	}
-	in, notes, err := doctorInput(ctx, dir, source, srcDir, &diagFlags{})
+	set, err := evidence.LoadBundle(parent, dir, evidence.Options{KeepCycles: true, Source: source, Dir: srcDir, Lint: true,
+		Top: 5, User: []string{demoPackage}})
 	if err != nil {
 		return nil, fmt.Errorf("demo: %s server: %v", v, err)
 	}
+	in := set.Input
 	if in.Run != nil {
 		in.Run.Command = []string{"gcdoctor", demoServerCmd, "-variant", string(v)}
 	}
 	if in.Heap != nil {
 		in.Heap.Ops = int64(sent + run.rounds[0].load.Requests) // the profile covers the warm-up too
-		in.Heap.Top = in.Heap.Profile.Top(heapprof.SiteOptions{N: 5, User: heapprof.UserModules(demoPackage)})
 	}
-	in.Tune = completeTuneRequest(&diagnose.TuneRequest{Objective: pacer.CPU}, in)
+	in.Tune = &diagnose.TuneRequest{Objective: pacer.CPU}
 	d := diagnose.Diagnose(in)
-	d.Notes = append(d.Notes, notes...)
+	d.Notes = append(d.Notes, set.Notes...)
 	d.FirstActions = true
 	run.diag = d
 	var seg *gctrace.Segment

@@ -1,21 +1,11 @@
 package cli
 
 import (
-	"bufio"
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
-	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/escape"
-	"github.com/gcdoctor/gcdoctor/heapprof"
+	"github.com/gcdoctor/gcdoctor/evidence"
 )
 
 func newHeapCmd(e *env) *cobra.Command {
@@ -53,7 +43,13 @@ values too large for the stack.`,
 			if top < 1 || top > 1000 {
 				return &usageError{fmt.Errorf("--top must be between 1 and 1000")}
 			}
-			return e.runHeap(cmd, args[0], source, dir, top, ops, user, &rf, &df)
+			opt := e.evidenceOptions(evidence.Heap, &df)
+			opt.Source, opt.Dir, opt.Top, opt.Ops, opt.User = source, dir, top, ops, user
+			set, err := evidence.Load(cmd.Context(), args, opt)
+			if err != nil {
+				return e.loadFailed(set, err)
+			}
+			return e.diagnoseSet(cmd, set, &rf, false)
 		},
 	}
 	cmd.Flags().StringSliceVar(&source, "source", nil, "package patterns to run escape analysis on (e.g. ./...), joined to the sites by file:line")
@@ -64,85 +60,4 @@ values too large for the stack.`,
 	rf.register(cmd)
 	df.register(cmd)
 	return cmd
-}
-
-func (e *env) runHeap(cmd *cobra.Command, path string, source []string, dir string, top int, ops int64, user []string, rf *reportFlags, df *diagFlags) error {
-	var r io.Reader
-	if isBundle(path) {
-		// A bundle from attach: the allocs profile says what became
-		// garbage; a heap profile alone still has alloc_space too.
-		b, err := bundle.Open(path)
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		name := bundle.AllocsFile
-		if !b.Has(name) {
-			name = bundle.HeapFile
-		}
-		rc, err := b.Open(name)
-		if err != nil {
-			return fmt.Errorf("%s: no %s or %s in this bundle", path, bundle.AllocsFile, bundle.HeapFile)
-		}
-		defer rc.Close()
-		r, path = rc, filepath.Join(path, name)
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
-	}
-	p, err := heapprof.Read(r, path)
-	if err != nil {
-		return err
-	}
-	h := &diagnose.HeapEvidence{Name: path, Profile: p, Ops: ops, Source: newSourceReader().line}
-	opts := heapprof.SiteOptions{N: top}
-	if len(user) > 0 {
-		opts.User = heapprof.UserModules(user...)
-	}
-	h.Top = p.Top(opts)
-	if len(source) > 0 {
-		ctx, cancel := context.WithTimeout(cmd.Context(), 3*time.Minute)
-		defer cancel()
-		rep, err := escape.Analyze(ctx, dir, source)
-		if err != nil && rep == nil {
-			return fmt.Errorf("escape analysis of %s: %v", strings.Join(source, " "), err)
-		}
-		if err != nil {
-			fmt.Fprintf(e.stderr, "gcdoctor: escape analysis: %v (using what it produced)\n", err)
-		}
-		h.Escape = rep
-	}
-	d := diagnose.Diagnose(&diagnose.Input{Heap: h, GoVersion: df.goVersion, GOGC: df.gogc})
-	return e.emit(cmd, d, rf)
-}
-
-// sourceReader reads source lines for the report, caching each file; a
-// file that is not on this machine yields empty lines.
-type sourceReader struct {
-	files map[string][]string
-}
-
-func newSourceReader() *sourceReader { return &sourceReader{files: map[string][]string{}} }
-
-func (r *sourceReader) line(file string, n int) string {
-	lines, ok := r.files[file]
-	if !ok {
-		if f, err := os.Open(file); err == nil {
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			for sc.Scan() {
-				lines = append(lines, sc.Text())
-			}
-			f.Close()
-		}
-		r.files[file] = lines
-	}
-	if n < 1 || n > len(lines) {
-		return ""
-	}
-	return lines[n-1]
 }

@@ -24,6 +24,9 @@ type reportFlags struct {
 	color  string
 	failOn string
 	width  int
+	// cycles lists every gctrace cycle in JSON (--cycles); set for html,
+	// whose charts are drawn from them.
+	cycles bool
 	// cmd is the command the flags belong to, nil for commands that
 	// validate flag values without registering them (diff, demo).
 	cmd *cobra.Command
@@ -56,6 +59,11 @@ func (f *reportFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
 	cmd.Flags().StringVar(&f.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe: info, warning or critical")
 	cmd.Flags().IntVar(&f.width, "width", 80, "wrap the text report at this many columns")
+}
+
+// registerCycles adds --cycles, for the commands that read gctrace.
+func (f *reportFlags) registerCycles(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.cycles, "cycles", false, "with --json, include every cycle (segments[].cycles[])")
 }
 
 func (f *reportFlags) validate() error {
@@ -107,12 +115,8 @@ func (f *reportFlags) validateFormat() error {
 	}
 	if f.format == "html" {
 		// The charts are drawn from every cycle, which gctrace keeps only
-		// when asked (--cycles).
-		if fl := f.cmd.Flags().Lookup("cycles"); fl != nil && !fl.Changed {
-			if err := fl.Value.Set("true"); err != nil {
-				return err
-			}
-		}
+		// when asked.
+		f.cycles = true
 	}
 	return nil
 }
@@ -138,6 +142,12 @@ func isTerminal(w any) bool {
 // emit renders the diagnosis, to -o FILE when given, and applies
 // --fail-on.
 func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) error {
+	if f.format == "json" && !f.cycles && d.Log != nil {
+		// Kept for the model and the charts; in JSON only when asked.
+		for _, s := range d.Log.Segments {
+			s.Cycles = nil
+		}
+	}
 	if f.output == "" {
 		if err := e.render(cmd.OutOrStdout(), d, f); err != nil {
 			return err

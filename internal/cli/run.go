@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/evidence"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -53,6 +52,7 @@ rss.csv and meta.json) is kept as a bundle directory for later analysis.`,
 	cmd.Flags().StringVar(&out, "out", "", "keep the evidence in this bundle directory (created; must not exist or be empty)")
 	cmd.Flags().DurationVar(&every, "sample-every", collect.DefaultSampleEvery, "how often to sample the program's RSS")
 	rf.register(cmd)
+	rf.registerCycles(cmd)
 	df.register(cmd)
 	return cmd
 }
@@ -85,7 +85,7 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if err != nil {
 		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
 	}
-	d, derr := diagnoseRun(res, args, df)
+	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles)
 	if derr != nil {
 		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v\n", strings.Join(args, " "), derr)
 		code := res.ExitCode
@@ -114,63 +114,11 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 
 // diagnoseRun parses the gctrace a run left and diagnoses it with what the
 // run knows about the program.
-func diagnoseRun(res *collect.Result, args []string, df *diagFlags) (*diagnose.Diagnosis, error) {
-	return diagnoseRunOpts(res, args, df, false)
-}
-
-// diagnoseRunOpts is diagnoseRun, keeping every cycle when keep is set.
-func diagnoseRunOpts(res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
-	in, err := runInput(res, args, df, keep)
+func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
+	opt := evidence.Options{GoVersion: df.goVersion, GOGC: df.gogc, KeepCycles: keep}
+	set, err := evidence.FromRun(ctx, res, args, opt)
 	if err != nil {
 		return nil, err
 	}
-	return diagnose.Diagnose(in), nil
-}
-
-// runInput gathers a run's evidence for diagnosis.
-func runInput(res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Input, error) {
-	m := res.Meta
-	gogc := df.gogc
-	if gogc == "" && m != nil {
-		gogc = m.GOGC
-	}
-	f, err := os.Open(res.GCTracePath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opts := gctrace.Options{GOGC: (&diagFlags{gogc: gogc}).gogcInt(), KeepCycles: keep}
-	log, err := gctrace.Parse(f, "gctrace.log", opts)
-	if err != nil {
-		if errors.Is(err, gctrace.ErrNoCycles) {
-			return nil, fmt.Errorf("no GC cycle in its output: not a Go program, or it exited before its first collection")
-		}
-		return nil, err
-	}
-	goVersion := df.goVersion
-	if goVersion == "" {
-		goVersion = res.GoVersion
-	}
-	run := &diagnose.RunInfo{
-		Command:  args,
-		ExitCode: res.ExitCode,
-		WallS:    res.Duration.Seconds(),
-		PeakRSS:  res.PeakRSS,
-	}
-	if m != nil {
-		run.GoVersion, run.GOGC, run.GOMEMLIMIT, run.GOMAXPROCS = m.GoVersion, m.GOGC, m.GOMEMLIMIT, m.GOMAXPROCS
-		run.NumCPU, run.CgroupMemoryLimit = m.NumCPU, m.CgroupMemoryLimitBytes
-	}
-	in := &diagnose.Input{
-		Log:       log,
-		GoVersion: goVersion,
-		GOGC:      gogc,
-		RSS:       res.RSS,
-		PeakRSS:   res.PeakRSS,
-		Run:       run,
-	}
-	if m != nil {
-		in.GOMEMLIMIT = m.GOMEMLIMIT
-	}
-	return in, nil
+	return diagnose.Diagnose(set.Input), nil
 }

@@ -338,6 +338,24 @@ func TestAttachDemoServer(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// attach reports the trace it collected, under the keys trace --json
+	// uses for it.
+	var att, tr map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &att); err != nil {
+		t.Fatal(err)
+	}
+	traceOut, stderr, code := run(t, "", nil, "trace", "--json", filepath.Join(dir, "trace.out"))
+	if code != 0 {
+		t.Fatalf("trace of the attached trace: exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(traceOut), &tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"trace", "gc", "mmu", "goroutine_groups"} {
+		if tr[key] == nil || att[key] == nil {
+			t.Errorf("key %q: in trace --json %v, in attach --json %v", key, tr[key] != nil, att[key] != nil)
+		}
+	}
 	// The bundle can be read again later.
 	again, stderr, code := run(t, "", nil, "heap", "--json", dir)
 	if code != 0 || !strings.Contains(again, "newBuf") {
@@ -600,13 +618,13 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "trace.out"), []byte("go 1.23 trace\x00\x00\x00garbage"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code = run(t, "", nil, "doctor", dir)
-	if code != 0 || !strings.Contains(stderr, "trace.out") {
+	out, stderr, code := run(t, "", nil, "doctor", dir)
+	if code != 0 || !strings.Contains(out, "trace.out") {
 		t.Errorf("corrupt trace: exit %d, stderr %q", code, stderr)
 	}
 
 	// A program run directly: its forced GCs come first.
-	out, stderr, code := run(t, "", nil, "doctor", "--", buildGCLoop(t), "-rounds", "5000")
+	out, stderr, code = run(t, "", nil, "doctor", "--", buildGCLoop(t), "-rounds", "5000")
 	if code != 0 || !strings.Contains(out, "What to do first") || !strings.Contains(out, "forces garbage collections") {
 		t.Errorf("doctor -- CMD: exit %d\n%s\n%s", code, out, stderr)
 	}

@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/workers"
 )
@@ -36,18 +35,11 @@ too small for their work, and long stops.`,
 			if err := df.validate(); err != nil {
 				return err
 			}
-			res, err := e.analyzeTrace(args[0])
-			if res == nil {
-				return err
-			}
-			d := diagnose.Diagnose(&diagnose.Input{Trace: &diagnose.TraceEvidence{Name: args[0], Result: res}, GoVersion: df.goVersion})
-			if eerr := e.emit(cmd, d, &rf); eerr != nil {
-				return eerr
-			}
+			set, err := evidence.Load(cmd.Context(), args, e.evidenceOptions(evidence.Trace, &df))
 			if err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", err)}
+				return e.loadFailed(set, err)
 			}
-			return nil
+			return e.diagnoseSet(cmd, set, &rf, false)
 		},
 	}
 	rf.register(cmd)
@@ -55,17 +47,14 @@ too small for their work, and long stops.`,
 	return cmd
 }
 
-// analyzeTrace reads a trace with progress on a terminal. A truncated trace
-// returns partial results and the error.
-func (e *env) analyzeTrace(path string) (*exectrace.Result, error) {
-	pr := newProgress(e.stderr, path, 0)
-	defer pr.done()
-	res, err := exectrace.AnalyzeFile(path, exectrace.Options{Progress: pr.update})
-	var te *exectrace.TruncatedError
-	if err != nil && !errors.As(err, &te) {
-		return nil, err
+// loadTrace reads an execution trace (a file or a bundle's), for the
+// commands that use it alone.
+func (e *env) loadTrace(cmd *cobra.Command, path string) (*evidence.Set, *exectrace.Result, error) {
+	set, err := evidence.Load(cmd.Context(), []string{path}, e.evidenceOptions(evidence.Trace, &diagFlags{}))
+	if err != nil {
+		return nil, nil, e.loadFailed(set, err)
 	}
-	return res, err
+	return set, set.Input.Trace.Result, nil
 }
 
 func newWorkersCmd(e *env) *cobra.Command {
@@ -86,8 +75,8 @@ Without --group, the busiest group of the program's goroutines is sized.`,
   gcdoctor workers --group main.worker --utilization 0.8 trace.out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, err := e.analyzeTrace(args[0])
-			if res == nil {
+			set, res, err := e.loadTrace(cmd, args[0])
+			if err != nil {
 				return err
 			}
 			var g *exectrace.Group
@@ -115,7 +104,7 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 			rec := workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return writeWorkersJSON(out, g, rec)
+				return e.failed(set, writeWorkersJSON(out, g, rec))
 			}
 			fmt.Fprintf(out, "gcdoctor workers: %s in %s\n\n", g.Name, args[0])
 			fmt.Fprintf(out, "  now            %d goroutines\n", g.Count)
@@ -127,10 +116,7 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 			for _, s := range rec.Explanation {
 				wrapTo(out, "  ", s, 80)
 			}
-			if err != nil {
-				return &exitError{code: ExitError, err: fmt.Errorf("%v; the results are partial", err)}
-			}
-			return nil
+			return e.failed(set, nil)
 		},
 	}
 	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")

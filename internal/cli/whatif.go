@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
-	"github.com/gcdoctor/gcdoctor/gctrace"
-	"github.com/gcdoctor/gcdoctor/internal/goversion"
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
 )
@@ -50,7 +46,7 @@ every setting gcdoctor prints or passes on is written that way (1536MiB).`,
 	cmd.Flags().StringVar(&budget, "budget", "", "memory budget to recommend a setting for (default: a bundle's cgroup limit)")
 	cmd.Flags().StringVar(&goal, "goal", "cpu", "what the recommendation optimises: cpu or latency")
 	cmd.Flags().StringVar(&goVersion, "go-version", "", "Go version of the program (default: from a bundle, else the log format)")
-	cmd.Flags().IntVar(&segment, "segment", -1, "which process of the log to model (default: the one with the most cycles)")
+	cmd.Flags().IntVar(&segment, "segment", -1, "which process of the log to model (default: the one with the most GC CPU time)")
 	rf.register(cmd)
 	return cmd
 }
@@ -60,122 +56,57 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 	if err != nil {
 		return err
 	}
-	var obj pacer.Objective
-	switch goal {
-	case "cpu":
-		obj = pacer.CPU
-	case "latency":
-		obj = pacer.Latency
-	default:
-		return &usageError{fmt.Errorf("--goal must be cpu or latency, not %q", goal)}
+	tr, err := tuneRequest(budget, goal)
+	if err != nil {
+		return err
 	}
-
-	// The log, and what a bundle recorded about the run.
-	var meta *bundle.Meta
-	var log *gctrace.Log
-	name := path
-	if isBundle(path) {
-		b, err := bundle.Open(path)
-		if err != nil {
-			return err
-		}
-		defer b.Close()
-		meta = b.Meta()
-		f, err := b.Open(bundle.GCTraceFile)
-		if err != nil {
-			return fmt.Errorf("%s: no %s in this bundle", path, bundle.GCTraceFile)
-		}
-		defer f.Close()
-		name = strings.TrimSuffix(path, "/") + "/" + bundle.GCTraceFile
-		if log, err = gctrace.Parse(f, name, gctrace.Options{KeepCycles: true}); err != nil {
-			return err
-		}
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if log, err = gctrace.Parse(f, path, gctrace.Options{KeepCycles: true}); err != nil {
-			return err
-		}
-	}
-	if len(log.Segments) == 0 {
-		return fmt.Errorf("%s: no process with GC cycles", name)
-	}
-	seg := log.Segments[0]
-	if segIndex >= 0 {
-		if segIndex >= len(log.Segments) {
-			return &usageError{fmt.Errorf("--segment %d: the log has %d processes (0–%d)", segIndex, len(log.Segments), len(log.Segments)-1)}
-		}
-		seg = log.Segments[segIndex]
-	} else {
-		for _, s := range log.Segments {
-			if s.Summary.Cycles > seg.Summary.Cycles {
-				seg = s
-			}
-		}
-	}
-
-	opts := pacer.Options{}
-	if meta != nil {
-		if current == "" {
-			current = meta.GOGC
-		}
-		if currentLimit == "" {
-			currentLimit = meta.GOMEMLIMIT
-		}
-		if goVersion == "" {
-			goVersion = meta.GoVersion
-		}
-		opts.RSS = meta.PeakRSSBytes
-		if budget == "" && meta.CgroupMemoryLimitBytes > 0 {
-			budget = fmt.Sprint(meta.CgroupMemoryLimitBytes)
-		}
-	}
+	tr.Settings = settings
 	if current != "" {
-		v, err := pacer.ParseGOGC(current)
-		if err != nil {
+		if _, err := pacer.ParseGOGC(current); err != nil {
 			return &usageError{fmt.Errorf("--current-gogc %s: %v", current, err)}
 		}
-		opts.GOGC = v
 	}
 	if currentLimit != "" {
-		v, err := pacer.ParseMemoryLimit(currentLimit)
-		if err != nil {
+		if _, err := pacer.ParseMemoryLimit(currentLimit); err != nil {
 			return &usageError{fmt.Errorf("--current-memlimit %s: %v", currentLimit, err)}
 		}
-		opts.MemoryLimit = v
 	}
+	df := &diagFlags{goVersion: goVersion, gogc: current}
 	if goVersion != "" {
-		v, ok := goversion.Normalize(goVersion)
-		if !ok {
-			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", goVersion)}
+		if err := df.validate(); err != nil {
+			return err
 		}
-		opts.GoMinor = goversion.Minor(v)
 	}
-	m, err := pacer.Fit(seg, opts)
+	opt := e.evidenceOptions(evidence.GCTrace, df)
+	opt.KeepCycles = true
+	set, err := evidence.Load(cmd.Context(), []string{path}, opt)
 	if err != nil {
-		return fmt.Errorf("%s: %v", name, err)
+		return e.loadFailed(set, err)
 	}
-	wi := &report.WhatIf{Input: name, Segment: seg, Model: m}
-	for _, s := range settings {
-		wi.Predictions = append(wi.Predictions, m.Predict(s))
+	in := set.Input
+	if currentLimit != "" {
+		in.GOMEMLIMIT = currentLimit
 	}
-	if budget != "" {
-		b, err := pacer.ParseSize(budget)
-		if err != nil {
-			return &usageError{fmt.Errorf("--budget %s: %v", budget, err)}
+	if segIndex >= 0 {
+		if n := len(in.Log.Segments); segIndex >= n {
+			return &usageError{fmt.Errorf("--segment %d: the log has %d processes (0–%d)", segIndex, n, n-1)}
 		}
-		if b <= 0 {
-			return &usageError{errors.New("--budget must be positive")}
-		}
-		r := pacer.Recommend(m, b, obj)
-		wi.Recommendation = &r
+		tr.Segment, tr.SegmentSet = segIndex, true
 	}
+	in.Tune = tr
+	tu := diagnose.Diagnose(in).Tuning
+	if tu == nil {
+		return fmt.Errorf("%s: no process with GC cycles", path)
+	}
+	if tu.Model == nil {
+		return fmt.Errorf("%s: %s", tu.Segment.Input, tu.Err)
+	}
+	wi := &report.WhatIf{Input: tu.Segment.Input, Segment: tu.Segment, Model: tu.Model, Predictions: tu.Alternatives, Recommendation: tu.Recommendation}
 	out := cmd.OutOrStdout()
 	if rf.json {
-		return report.WhatIfJSON(out, wi, version())
+		err = report.WhatIfJSON(out, wi, version())
+	} else {
+		err = report.WhatIfText(out, wi, report.TextOptions{Color: e.useColor(rf.color, out), Width: rf.width})
 	}
-	return report.WhatIfText(out, wi, report.TextOptions{Color: e.useColor(rf.color, out), Width: rf.width})
+	return e.failed(set, err)
 }

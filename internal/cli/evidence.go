@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/evidence"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
+	"github.com/gcdoctor/gcdoctor/pacer"
+)
+
+// diagFlags describe the examined program when the evidence does not.
+type diagFlags struct {
+	goVersion string
+	gogc      string
+}
+
+func (f *diagFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.goVersion, "go-version", "", "Go version of the examined program, e.g. go1.21.5 (default: inferred from the log format)")
+	cmd.Flags().StringVar(&f.gogc, "gogc", "", "GOGC the program ran with (default: 100)")
+}
+
+func (f *diagFlags) validate() error {
+	if v := f.goVersion; v != "" {
+		var ok bool
+		if f.goVersion, ok = goversion.Normalize(v); !ok {
+			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", v)}
+		}
+	}
+	if g := f.gogc; g != "" && !strings.EqualFold(g, "off") {
+		if _, err := strconv.Atoi(g); err != nil {
+			return &usageError{fmt.Errorf("--gogc %q: want a number or off", g)}
+		}
+	}
+	return nil
+}
+
+// evidenceOptions are the evidence options every diagnosing command
+// starts from: the program's description from the flags, standard input,
+// and progress and messages on standard error.
+func (e *env) evidenceOptions(want evidence.Kind, df *diagFlags) evidence.Options {
+	return evidence.Options{
+		Want: want, GoVersion: df.goVersion, GOGC: df.gogc,
+		Stdin:    e.stdin,
+		Progress: e.progress,
+		Say:      func(msg string) { fmt.Fprintf(e.stderr, "gcdoctor: %s\n", msg) },
+	}
+}
+
+// progress shows how far reading a large input has come (see progress.go).
+func (e *env) progress(name string, size int64) (func(int64), func()) {
+	p := newProgress(e.stderr, name, size)
+	return p.update, p.done
+}
+
+// diagnoseSet diagnoses what was read and reports it; inputs that failed
+// beside the others are said on standard error after the report, and the
+// last of them is the command's error.
+func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags, doctor bool) error {
+	d := diagnose.Diagnose(set.Input)
+	d.Notes = append(d.Notes, set.Notes...)
+	d.FirstActions = doctor
+	err := e.emit(cmd, d, rf)
+	return e.failed(set, err)
+}
+
+// failed prints the inputs that could not be read and returns the error
+// the command ends with: err when set, else the last failure.
+func (e *env) failed(set *evidence.Set, err error) error {
+	if set == nil || len(set.Failed) == 0 {
+		return err
+	}
+	last := len(set.Failed) - 1
+	for _, f := range set.Failed[:last] {
+		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", f)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", set.Failed[last])
+		return err
+	}
+	return &exitError{code: ExitError, err: set.Failed[last]}
+}
+
+// loadFailed returns the error of a Load that found nothing to diagnose,
+// having said the other inputs that failed.
+func (e *env) loadFailed(set *evidence.Set, err error) error {
+	if set != nil && len(set.Failed) > 0 {
+		return e.failed(&evidence.Set{Failed: set.Failed}, nil)
+	}
+	if errors.Is(err, evidence.ErrNoEvidence) {
+		return &exitError{code: ExitError, err: err}
+	}
+	return err
+}
+
+// tuneRequest checks the tuning flags.
+func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
+	tr := &diagnose.TuneRequest{}
+	switch goal {
+	case "cpu":
+		tr.Objective = pacer.CPU
+	case "latency":
+		tr.Objective = pacer.Latency
+	default:
+		return nil, &usageError{fmt.Errorf("--goal must be cpu or latency, not %q", goal)}
+	}
+	if budget != "" {
+		b, err := pacer.ParseSize(budget)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--budget %s: %v", budget, err)}
+		}
+		if b <= 0 {
+			return nil, &usageError{errors.New("--budget must be positive")}
+		}
+		tr.Budget, tr.BudgetSource = b, "--budget"
+	}
+	return tr, nil
+}
