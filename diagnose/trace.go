@@ -1,9 +1,6 @@
 package diagnose
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/workers"
 )
@@ -16,18 +13,7 @@ type TraceEvidence struct {
 
 // userGroups returns the trace's goroutine groups of the program's own code,
 // busiest first.
-func userGroups(r *exectrace.Result) []*exectrace.Group {
-	var gs []*exectrace.Group
-	for i := range r.Groups {
-		if !r.Groups[i].Runtime {
-			gs = append(gs, &r.Groups[i])
-		}
-	}
-	slices.SortStableFunc(gs, func(a, b *exectrace.Group) int {
-		return cmp.Compare(b.RunningMS+b.RunnableMS, a.RunningMS+a.RunnableMS)
-	})
-	return gs
-}
+func userGroups(r *exectrace.Result) []*exectrace.Group { return r.UserGroups() }
 
 // groupRef is a goroutine group as the rules handle it.
 type groupRef = exectrace.Group

@@ -49,13 +49,13 @@ func Load(ctx context.Context, sources []string, opt Options) (*Set, error) {
 		}
 	}
 	l.partialLog(func(err error) { l.set.Failed = append(l.set.Failed, err) })
+	l.source()
 	if !l.found() {
 		if err := l.set.Err(); err != nil {
 			return l.set, err
 		}
 		return l.set, ErrNoEvidence
 	}
-	l.source()
 	return l.set, nil
 }
 
@@ -64,9 +64,10 @@ func newLoader(ctx context.Context, opt *Options) *loader {
 	return &loader{ctx: ctx, opt: opt, in: in, set: &Set{Input: in}}
 }
 
-// found reports whether any evidence was read.
+// found reports whether any evidence was read: the source checks count,
+// since they are worth reporting on their own.
 func (l *loader) found() bool {
-	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil
+	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil || l.in.Lint != nil
 }
 
 // file reads one input the user named.
@@ -160,10 +161,10 @@ func LoadBundle(ctx context.Context, path string, opt Options) (*Set, error) {
 		// line; a log of unknown origin that does is suspect.
 		l.partialLog(func(err error) { l.set.Failed = append(l.set.Failed, err) })
 	}
+	l.source()
 	if !l.found() {
 		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNoEvidence, strings.Join(l.set.Notes, "; "))
 	}
-	l.source()
 	return l.set, nil
 }
 

@@ -194,18 +194,6 @@ func buckets(n, max int) [][2]int {
 	return out
 }
 
-// busiestSegment returns the process with the most kept cycles, which
-// draws the most telling charts.
-func busiestSegment(d *diagnose.Diagnosis) *gctrace.Segment {
-	var best *gctrace.Segment
-	for _, s := range d.Log.Segments {
-		if len(s.Cycles) > 0 && (best == nil || len(s.Cycles) > len(best.Cycles)) {
-			best = s
-		}
-	}
-	return best
-}
-
 // cycleX returns the x value of a cycle: seconds since the process started,
 // or the cycle number when the log format has no timestamps (before Go 1.5).
 func cycleX(c *gctrace.Cycle, timed bool) float64 {
@@ -228,7 +216,7 @@ func allTimed(cs []gctrace.Cycle) bool {
 func segmentName(d *diagnose.Diagnosis, s *gctrace.Segment) string {
 	name := fmt.Sprintf("%s, %s", s.Input, linesWord(s))
 	if len(d.Log.Segments) > 1 {
-		name = fmt.Sprintf("process %d of %d (%s), the one with the most cycles", s.Index, len(d.Log.Segments), name)
+		name = fmt.Sprintf("process %d of %d (%s), the one with the most GC work", s.Index, len(d.Log.Segments), name)
 	}
 	return name
 }
@@ -744,7 +732,7 @@ func barHeight(n int) vg.Length {
 
 // groupsChart draws where the busiest goroutine groups spent their time.
 func groupsChart(r *exectrace.Result) (*chart, error) {
-	groups := userGroups(r)
+	groups := r.UserGroups()
 	groups = groups[:min(len(groups), 8)]
 	n := len(groups)
 	parts := []struct {
@@ -766,7 +754,7 @@ func groupsChart(r *exectrace.Result) (*chart, error) {
 	for _, part := range parts {
 		var vals plotter.Values
 		for i := n - 1; i >= 0; i-- {
-			vals = append(vals, part.v(&groups[i]))
+			vals = append(vals, part.v(groups[i]))
 		}
 		bc, err := plotter.NewBarChart(vals, vg.Points(14))
 		if err != nil {
@@ -793,8 +781,8 @@ func groupsChart(r *exectrace.Result) (*chart, error) {
 		return nil, err
 	}
 	caption := "From the execution trace: goroutines grouped by start function (×N goroutines), the busiest first, with the time they ran, waited for a CPU, spent in system calls and were blocked, in ms."
-	if len(userGroups(r)) > n {
-		caption += fmt.Sprintf(" %d quieter groups are in the table below.", len(userGroups(r))-n)
+	if len(r.UserGroups()) > n {
+		caption += fmt.Sprintf(" %d quieter groups are in the table below.", len(r.UserGroups())-n)
 	}
 	g := groups[0]
 	return &chart{ID: "goroutines", Title: "Goroutine groups", Caption: caption,

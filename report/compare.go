@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"golang.org/x/perf/benchunit"
 
@@ -225,17 +224,6 @@ func (v valueWidths) value(ct cellText) string {
 	return padLeft(ct.center, v.center) + " ± " + padRight(ct.ci, v.ci) + padRight(ct.marks, v.marks)
 }
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-func padLeft(s string, n int) string {
-	if k := runeLen(s); k < n {
-		return strings.Repeat(" ", n-k) + s
-	}
-	return s
-}
-
-// wideSection prints one metric as benchstat does: a line per benchmark
-// with the baseline, the other column and the change.
 func (t *textWriter) wideSection(tab *compare.Table, rows []*compare.Row) {
 	label := metricLabel(rows[0].Metric)
 	if rows[0].Benchmark == "" {
@@ -390,11 +378,15 @@ type jsonCompareModel struct {
 	Warnings   []string `json:"warnings"`
 }
 
+// CompareSchemaVersion is the version of the document CompareJSON writes
+// (diff, sweep and bench); it changes as SchemaVersion does, on its own.
+const CompareSchemaVersion = 1
+
 // CompareJSON writes a comparison table as one JSON document; docs/json.md
 // describes it. Unknown figures (an empty sample, an interval the sample is
 // too small for) are null.
 func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
-	doc := jsonCompare{SchemaVersion: SchemaVersion, Tool: "gcdoctor", ToolVersion: toolVersion, Kind: t.Kind,
+	doc := jsonCompare{SchemaVersion: CompareSchemaVersion, Tool: "gcdoctor", ToolVersion: toolVersion, Kind: t.Kind,
 		Title: t.Title, Command: t.Command, Config: nonNil(t.Config), Alpha: compare.Alpha, Confidence: compare.Confidence,
 		Rows: []jsonCompareRow{}, Notes: nonNil(t.Notes)}
 	for i, c := range t.Columns {

@@ -366,7 +366,7 @@ func TestHTMLStructure(t *testing.T) {
 			fx:          fixture{log: "toolchain-go-vet-std.log", keepCycles: true},
 			wantCharts:  []string{"heap", "pauses", "pause-histogram", "gc-cpu"},
 			wantMissing: []string{"No allocation site chart", "No stop-the-world pause charts from a trace", "No MMU chart", "No goroutine group chart"},
-			wantText:    []string{"the one with the most cycles", "processes in the log"},
+			wantText:    []string{"the one with the most GC work", "processes in the log"},
 		},
 	}
 	for _, tt := range tests {

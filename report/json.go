@@ -15,8 +15,9 @@ import (
 
 // SchemaVersion is the version of the JSON document JSON writes. It changes
 // only when a field is removed or changes meaning; new fields may be added
-// within a version. docs/json.md documents every field.
-const SchemaVersion = 1
+// within a version. docs/json.md documents every field and the changes
+// between versions.
+const SchemaVersion = 2
 
 // num is a float64 that encodes NaN ("not known") as null.
 type num float64
@@ -28,31 +29,6 @@ func (n num) MarshalJSON() ([]byte, error) {
 	}
 	// Round to what the input can support: gctrace gives 2–3 digits.
 	return json.Marshal(math.Round(f*1e4) / 1e4)
-}
-
-type jsonDoc struct {
-	SchemaVersion int           `json:"schema_version"`
-	Tool          string        `json:"tool"`
-	ToolVersion   string        `json:"tool_version,omitempty"`
-	GoVersion     string        `json:"go_version,omitempty"`
-	GOGC          string        `json:"gogc,omitempty"`
-	Partial       bool          `json:"partial"`
-	Inputs        []jsonInput   `json:"inputs"`
-	Run           *jsonRun      `json:"run,omitempty"`
-	Segments      []jsonSegment `json:"segments"`
-	Findings      []jsonFinding `json:"findings"`
-	Notes         []string      `json:"notes"`
-	Totals        jsonLogTotals `json:"totals"`
-	Heap          *jsonHeap     `json:"heap,omitempty"`
-	Sites         []jsonSite    `json:"sites,omitempty"`
-	Trace         *jsonTrace    `json:"trace,omitempty"`
-	GC            *jsonTraceGC  `json:"gc,omitempty"`
-	MMU           []jsonMMU     `json:"mmu,omitempty"`
-	Groups        []jsonGroup   `json:"goroutine_groups,omitempty"`
-	Lint          *jsonLint     `json:"lint,omitempty"`
-	Tuning        *jsonTuning   `json:"tuning,omitempty"`
-	CrossChecks   []jsonCross   `json:"cross_checks,omitempty"`
-	Actions       []jsonAction  `json:"actions,omitempty"`
 }
 
 type jsonLogTotals struct {
@@ -249,25 +225,67 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// JSON writes the diagnosis as one indented JSON document.
+// JSON writes the diagnosis as one indented JSON document: what the
+// evidence was, each kind of evidence's section, the findings and what to
+// do first (docs/json.md).
 func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
-	doc := jsonDoc{
-		SchemaVersion: SchemaVersion,
-		Tool:          "gcdoctor",
-		ToolVersion:   toolVersion,
-		GoVersion:     d.GoVersion,
-		GOGC:          d.GOGC,
-		Partial:       d.Log.Partial(),
-		Inputs:        []jsonInput{},
-		Segments:      []jsonSegment{},
-		Findings:      []jsonFinding{},
-		Notes:         nonNil(d.Notes),
-		Totals: jsonLogTotals{
-			Segments:        len(d.Log.Segments),
-			Cycles:          d.Log.Cycles(),
-			SegmentsDropped: d.Log.SegmentsDropped,
-		},
+	doc := object{{"schema_version", SchemaVersion}, {"tool", "gcdoctor"}}
+	if toolVersion != "" {
+		doc = append(doc, field{"tool_version", toolVersion})
 	}
+	if d.GoVersion != "" {
+		doc = append(doc, field{"go_version", d.GoVersion})
+	}
+	if d.GOGC != "" {
+		doc = append(doc, field{"gogc", d.GOGC})
+	}
+	doc = append(doc, field{"partial", d.Log.Partial()})
+	if r := d.Run; r != nil {
+		doc = append(doc, field{"run", jsonRun{Command: r.Command, ExitCode: r.ExitCode, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}})
+	}
+	for _, s := range build(d, nil) {
+		doc = append(doc, s.json...)
+	}
+	findings := []jsonFinding{}
+	for _, f := range d.Findings {
+		jf := jsonFinding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message,
+			Evidence: []jsonEvidence{}, Where: locationsJSON(f.Where), Remedy: f.Remedy, Verify: f.Verify,
+			Caveats: nonNil(f.Caveats), Segments: nonNil(f.Segments), Also: f.Also}
+		for _, e := range f.Evidence {
+			jf.Evidence = append(jf.Evidence, jsonEvidence{Label: e.Label, Value: num(e.Value), Unit: e.Unit, Source: e.Source})
+		}
+		findings = append(findings, jf)
+	}
+	doc = append(doc, field{"findings", findings}, field{"notes", nonNil(d.Notes)})
+	if d.FirstActions {
+		var acts []jsonAction
+		for i, f := range d.Actions(5) {
+			acts = append(acts, jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy,
+				Verify: f.Verify, Command: f.Command, Where: locationsJSON(f.Where)})
+		}
+		if len(acts) > 0 {
+			doc = append(doc, field{"actions", acts})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+func locationsJSON(ls []diagnose.Location) []jsonLocation {
+	out := []jsonLocation{}
+	for _, l := range ls {
+		out = append(out, jsonLocation{File: l.File, Line: l.Line, EndLine: l.EndLine})
+	}
+	return out
+}
+
+// gctraceJSON is the gctrace's part of the document: the inputs read, each
+// process with its summary (and cycles when kept), and the totals. The
+// keys are there, empty, without a log.
+func gctraceJSON(d *diagnose.Diagnosis) []field {
+	inputs := []jsonInput{}
 	for _, in := range d.Log.Inputs {
 		ji := jsonInput{Name: in.Name, Lines: in.Lines, Bytes: in.Bytes, Cycles: in.Kinds[gctrace.KindCycle],
 			Segments: in.Segments, Partial: in.Partial, ErrorCount: in.NErrors, Errors: []jsonSyntax{}, Kinds: map[string]int{}}
@@ -279,11 +297,9 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 				ji.Kinds[gctrace.Kind(k).String()] = n
 			}
 		}
-		doc.Inputs = append(doc.Inputs, ji)
+		inputs = append(inputs, ji)
 	}
-	if r := d.Run; r != nil {
-		doc.Run = &jsonRun{Command: r.Command, ExitCode: r.ExitCode, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}
-	}
+	segments := []jsonSegment{}
 	for _, s := range d.Log.Segments {
 		js := jsonSegment{
 			Index: s.Index, Input: s.Input, FirstLine: s.FirstLine, LastLine: s.LastLine,
@@ -293,36 +309,10 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		for i := range s.Cycles {
 			js.Cycles = append(js.Cycles, cycleJSON(&s.Cycles[i]))
 		}
-		doc.Segments = append(doc.Segments, js)
+		segments = append(segments, js)
 	}
-	for _, f := range d.Findings {
-		jf := jsonFinding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message,
-			Evidence: []jsonEvidence{}, Where: []jsonLocation{}, Remedy: f.Remedy, Verify: f.Verify,
-			Caveats: nonNil(f.Caveats), Segments: nonNil(f.Segments), Also: f.Also}
-		for _, e := range f.Evidence {
-			jf.Evidence = append(jf.Evidence, jsonEvidence{Label: e.Label, Value: num(e.Value), Unit: e.Unit, Source: e.Source})
-		}
-		for _, l := range f.Where {
-			jf.Where = append(jf.Where, jsonLocation{File: l.File, Line: l.Line, EndLine: l.EndLine})
-		}
-		doc.Findings = append(doc.Findings, jf)
-	}
-	doc.Heap, doc.Sites = heapJSON(d)
-	doc.Trace, doc.GC, doc.MMU, doc.Groups = traceJSON(d)
-	doc.Lint, doc.Tuning, doc.CrossChecks = lintJSON(d), tuningJSON(d), crossJSON(d)
-	if d.FirstActions {
-		for i, f := range d.Actions(5) {
-			a := jsonAction{Rank: i + 1, ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Remedy: f.Remedy, Verify: f.Verify, Command: f.Command, Where: []jsonLocation{}}
-			for _, l := range f.Where {
-				a.Where = append(a.Where, jsonLocation{File: l.File, Line: l.Line, EndLine: l.EndLine})
-			}
-			doc.Actions = append(doc.Actions, a)
-		}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	totals := jsonLogTotals{Segments: len(d.Log.Segments), Cycles: d.Log.Cycles(), SegmentsDropped: d.Log.SegmentsDropped}
+	return []field{{"inputs", inputs}, {"segments", segments}, {"totals", totals}}
 }
 
 func summaryJSON(s *gctrace.Summary) jsonSummary {

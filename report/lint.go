@@ -11,6 +11,9 @@ import (
 	"github.com/gcdoctor/gcdoctor/lint"
 )
 
+// LintSchemaVersion is the version of the document LintJSON writes.
+const LintSchemaVersion = 1
+
 // LintJSON writes a lint result as one JSON document (docs/json.md).
 func LintJSON(w io.Writer, r *lint.Result, toolVersion string) error {
 	doc := struct {
@@ -20,7 +23,7 @@ func LintJSON(w io.Writer, r *lint.Result, toolVersion string) error {
 		Diagnostics   []lint.Diagnostic   `json:"diagnostics"`
 		Broken        []lint.PackageError `json:"broken_packages"`
 		Fixed         []string            `json:"fixed_files"`
-	}{SchemaVersion, "gcdoctor", toolVersion, nonNil(r.Diagnostics), nonNil(r.Broken), nonNil(r.Fixed)}
+	}{LintSchemaVersion, "gcdoctor", toolVersion, nonNil(r.Diagnostics), nonNil(r.Broken), nonNil(r.Fixed)}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
@@ -55,11 +54,8 @@ func Markdown(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		m.actions(d)
 	}
 	m.findings(d)
-	m.segments(d)
-	m.heap(d)
-	m.trace(d)
-	for _, build := range []func(*diagnose.Diagnosis, HTMLOptions) (*htmlSection, error){crossHTML, lintHTML, tuningHTML} {
-		if sec, _ := build(d, HTMLOptions{}); sec != nil {
+	for _, sec := range build(d, nil) {
+		if !sec.empty() {
 			m.section(sec)
 		}
 	}
@@ -163,52 +159,6 @@ func (m *mdWriter) findings(d *diagnose.Diagnosis) {
 	}
 }
 
-func (m *mdWriter) segments(d *diagnose.Diagnosis) {
-	segs := d.Log.Segments
-	for _, in := range d.Log.Inputs {
-		if in.NErrors > 0 && (d.Run == nil || in.NErrors != 1 || !in.Partial) {
-			m.printf("%s\n\n", mdEscape(fmt.Sprintf("%s unparsable in %s, the first at %v.", plural(in.NErrors, "gc line"), in.Name, in.Errors[0])))
-		}
-	}
-	switch {
-	case len(segs) == 1:
-		s := segs[0]
-		m.printf("### GC at a glance\n\n%s\n\n", mdEscape(fmt.Sprintf("%s, gc %d–%d, %s format.", linesWord(s), s.Summary.FirstGC, s.Summary.LastGC, s.Format)))
-		var rows [][]string
-		for _, r := range glanceRows(s, inlineCaveat) {
-			rows = append(rows, []string{r[0], mdEscape(r[1])})
-		}
-		m.table([]string{"figure", "value"}, rows)
-		for _, w := range s.Warnings {
-			m.printf("> %s\n", mdLine(mdProse(w, false)))
-		}
-		if len(s.Warnings) > 0 {
-			m.printf("\n")
-		}
-	case len(segs) > 1:
-		m.printf("### Processes (%d)\n\n", len(segs))
-		var rows [][]string
-		shown := costliest(segs)
-		shown = shown[:min(len(shown), 8)]
-		for _, s := range shown {
-			label := strings.TrimPrefix(s.Label, "# ")
-			if label == "" {
-				label = s.Process
-			}
-			cpu := "n/a"
-			if gctrace.Valid(s.Summary.GCCPUPercent) {
-				cpu = fmtNum(s.Summary.GCCPUPercent) + " %"
-			}
-			rows = append(rows, []string{fmt.Sprint(s.Index), mdEscape(lineSpan(s)), mdEscape(label), fmt.Sprint(s.Summary.Cycles),
-				cpu, fmtNum(s.Summary.MaxPauseMS) + " ms", fmt.Sprintf("%d MB", s.Summary.PeakHeapMB)})
-		}
-		m.table([]string{"#", "lines", "label", "cycles", "GC CPU", "max STW", "peak heap"}, rows)
-		if n := len(segs) - len(shown); n > 0 {
-			m.printf("(%s with less GC CPU time not listed.)\n\n", countOf(n, "more process", "more processes"))
-		}
-	}
-}
-
 // costliest returns the segments with the most GC CPU time first.
 func costliest(segs []*gctrace.Segment) []*gctrace.Segment {
 	out := append([]*gctrace.Segment(nil), segs...)
@@ -216,95 +166,60 @@ func costliest(segs []*gctrace.Segment) []*gctrace.Segment {
 	return out
 }
 
-func (m *mdWriter) heap(d *diagnose.Diagnosis) {
-	h := d.Heap
-	if h == nil || h.Profile == nil || h.Top == nil {
-		return
-	}
-	p := h.Profile
-	m.printf("### Allocation sites\n\n%s\n\n", mdLine(mdEscape(fmt.Sprintf("%s: %s allocated in %s objects; %s.", h.Name, fmtBytes(p.TotalAllocBytes), countStr(p.TotalAllocObjects), topHeader(h.Top)))))
-	var rows [][]string
-	for _, s := range d.HeapSites() {
-		why := []string{}
-		if s.Via != "" {
-			why = append(why, "via "+mdEscape(s.Via))
-		}
-		if r := s.EscapeReason(); r != "" {
-			why = append(why, mdProse(r, true))
-		}
-		rows = append(rows, []string{fmt.Sprint(s.Rank), fmtBytes(s.AllocBytes), fmt.Sprintf("%.1f %%", s.Share*100),
-			fmtBytes(int64(s.AvgSize)), fmt.Sprintf("%.0f %%", s.ShortLived()*100),
-			mdEscape(fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)), mdEscape(s.Function), strings.Join(why, "; ")})
-	}
-	m.table([]string{"#", "allocated", "share", "avg size", "short-lived", "site", "function", "why"}, rows)
-	if h.Escape == nil {
-		m.printf("No escape analysis: `--source PACKAGES` shows why each site is on the heap.\n\n")
-	}
-}
-
-func (m *mdWriter) trace(d *diagnose.Diagnosis) {
-	if d.Trace == nil || d.Trace.Result == nil {
-		return
-	}
-	r := d.Trace.Result
-	m.printf("### Execution trace\n\n%s\n\n", mdLine(mdEscape(fmt.Sprintf("%s: %s ms, %s, %d P.", d.Trace.Name, fmtNum(traceDurationMS(r)), r.GoVersion, r.Procs.GOMAXPROCS))))
-	if r.Partial {
-		m.printf("**Partial:** the trace is cut short; the figures cover what could be read.\n\n")
-	}
-	var rows [][]string
-	for _, row := range traceRows(r) {
-		rows = append(rows, []string{row[0], mdEscape(row[1])})
-	}
-	m.table([]string{"figure", "value"}, rows)
-	groups := userGroups(r)
-	if len(groups) == 0 {
-		return
-	}
-	n := min(len(groups), 10)
-	rows = nil
-	for _, g := range groups[:n] {
-		rows = append(rows, []string{fmt.Sprint(g.Count), fmtNum(g.RunningMS), fmtNum(g.RunnableMS), fmtNum(g.SyscallMS),
-			fmtNum(g.Blocked.TotalMS()), fmtNum(g.AssistMS), mdEscape(g.Name)})
-	}
-	m.printf("Goroutine groups, the busiest first (times in ms):\n\n")
-	m.table([]string{"count", "running", "runnable", "syscall", "blocked", "assist", "start function"}, rows)
-	if n < len(groups) {
-		m.printf("%s\n\n", mdEscape(fmt.Sprintf("(%d more groups; --format json lists them all)", len(groups)-n)))
-	}
-}
-
-// section writes a page section that is text and tables only (the
-// cross-checks, the source checks, the tuning), escaping every cell.
-func (m *mdWriter) section(s *htmlSection) {
+// section writes one kind of evidence's section, escaping every string
+// from the evidence: its figures as a table, its tables, its caveats.
+func (m *mdWriter) section(s *Section) {
 	m.printf("### %s\n\n", mdEscape(s.Title))
-	if s.Intro != "" {
-		m.printf("%s\n\n", mdLine(mdEscape(s.Intro)))
+	intro := s.Intro
+	if s.Source != "" {
+		intro = s.Source + ": " + intro
 	}
-	for _, w := range s.Warnings {
-		m.printf("> %s\n\n", mdLine(mdEscape(w)))
+	if intro != "" {
+		m.printf("%s\n\n", mdLine(mdEscape(sentence(strings.TrimSuffix(intro, ": ")))))
 	}
-	for _, r := range s.Rows {
-		m.printf("**%s:** %s  \n", mdEscape(r[0]), mdLine(mdEscape(r[1])))
+	if s.Alert != "" {
+		m.printf("**%s**\n\n", mdLine(mdEscape(s.Alert)))
 	}
 	if len(s.Rows) > 0 {
-		m.printf("\n")
+		var rows [][]string
+		for _, r := range s.Rows {
+			rows = append(rows, []string{mdEscape(r.Label), mdProse(r.Value, true)})
+		}
+		m.table([]string{"figure", "value"}, rows)
 	}
-	if t := s.Table; t != nil {
+	for _, t := range s.Tables {
+		if t.Caption != "" {
+			m.printf("%s\n\n", mdLine(mdEscape(t.Caption)))
+		}
 		var head []string
-		for _, h := range t.Head {
-			head = append(head, mdEscape(h))
+		for _, c := range t.Columns {
+			head = append(head, mdEscape(c.Head))
 		}
 		var rows [][]string
 		for _, r := range t.Rows {
 			var cells []string
-			for _, c := range r {
-				cells = append(cells, mdLine(mdEscape(c)))
+			for i := range t.Columns {
+				c := ""
+				if i < len(r.Cells) {
+					c = mdEscape(r.Cells[i])
+				}
+				cells = append(cells, c)
+			}
+			if len(r.Notes) > 0 && len(cells) > 0 {
+				var notes []string
+				for _, n := range r.Notes {
+					notes = append(notes, mdProse(n, true))
+				}
+				cells[len(cells)-1] += " — " + strings.Join(notes, "; ")
 			}
 			rows = append(rows, cells)
 		}
 		m.table(head, rows)
+		for _, f := range t.Footer {
+			m.printf("%s\n\n", mdLine(mdEscape(f)))
+		}
 	}
-	for _, x := range s.Missing {
-		m.printf("%s\n\n", mdLine(mdEscape(x)))
+	for _, c := range s.Caveats {
+		m.printf("> %s\n\n", mdLine(mdProse(c, false)))
 	}
 }

@@ -292,40 +292,11 @@ func traceRows(r *exectrace.Result) [][2]string {
 	return rows
 }
 
-// userGroups returns the goroutine groups of the program's own code, the
-// busiest (running plus runnable) first.
-func userGroups(r *exectrace.Result) []exectrace.Group {
-	groups := make([]exectrace.Group, 0, len(r.Groups))
-	for _, gr := range r.Groups {
-		if !gr.Runtime {
-			groups = append(groups, gr)
-		}
-	}
-	slices.SortStableFunc(groups, func(a, b exectrace.Group) int {
-		return cmp.Compare(b.RunningMS+b.RunnableMS, a.RunningMS+a.RunnableMS)
-	})
-	return groups
-}
-
-// traceDurationMS is the trace's length in ms.
-func traceDurationMS(r *exectrace.Result) float64 {
-	return float64(r.Duration.Microseconds()) / 1000
-}
-
 // sortSegments orders processes by GC CPU time, the costliest first.
 func sortSegments(segs []*gctrace.Segment) {
 	slices.SortStableFunc(segs, func(a, b *gctrace.Segment) int {
 		return cmp.Compare(b.Summary.GCCPUMS, a.Summary.GCCPUMS)
 	})
-}
-
-// countOf returns "1 process" or "3 processes": plural for nouns that do not
-// just take an s.
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // inlineCaveat puts a caveat right after its figure, in parentheses.

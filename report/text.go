@@ -1,26 +1,25 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/gctrace"
 )
 
 // TextOptions tune Text.
 type TextOptions struct {
 	Color bool // ANSI colours (the caller decides: terminal, NO_COLOR)
 	Width int  // wrap width, default 80
-	// MaxSegments is how many processes the table lists when a log holds
-	// several (default 8); the rest are counted.
-	MaxSegments int
+	// Sections shows only the sections with these IDs (all when empty),
+	// and HideFindings leaves the findings out: a command that answers one
+	// question (whatif) shows that answer.
+	Sections     []string
+	HideFindings bool
 }
 
 type textWriter struct {
@@ -73,15 +72,12 @@ func superscript(n int) string {
 	return b.String()
 }
 
-// Text writes the diagnosis for people: a headline per process, then the
-// findings, most urgent first, then the caveats as numbered notes. It fits
-// opt.Width columns.
+// Text writes the diagnosis for people: a headline, each kind of evidence's
+// section, the findings, most urgent first, then the caveats as numbered
+// notes. It fits opt.Width columns.
 func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
-	}
-	if opt.MaxSegments <= 0 {
-		opt.MaxSegments = 8
 	}
 	t := &textWriter{w: w, opt: opt}
 	if len(d.Log.Inputs) == 1 {
@@ -90,19 +86,14 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	if len(d.Log.Inputs) > 0 {
 		t.header(d)
 	}
-	segs := d.Log.Segments
-	switch {
-	case len(segs) == 1:
-		t.segment(segs[0])
-	case len(segs) > 1:
-		t.segmentTable(d)
+	for _, s := range build(d, opt.Sections) {
+		if !s.empty() {
+			t.section(s)
+		}
 	}
-	t.heapSection(d)
-	t.traceSection(d)
-	t.crossSection(d)
-	t.lintSection(d)
-	t.tuningSection(d)
-	t.findings(d)
+	if !opt.HideFindings {
+		t.findings(d)
+	}
 	if d.FirstActions {
 		t.actions(d)
 	}
@@ -129,13 +120,8 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 	if d.Run != nil && len(d.Run.Command) > 0 {
 		what = strings.Join(d.Run.Command, " ")
 	}
-	n := len(d.Log.Segments)
-	procs := "1 process"
-	if n != 1 {
-		procs = fmt.Sprintf("%d processes", n)
-	}
 	t.printf("%s %s\n", t.style(ansiBold, "gcdoctor:"), truncateLeft(what, t.opt.Width-10))
-	t.printf("  %s, %s, %s read", procs, plural(d.Log.Cycles(), "GC cycle"), plural(lines, "line"))
+	t.printf("  %s, %s, %s read", countOf(len(d.Log.Segments), "process", "processes"), plural(d.Log.Cycles(), "GC cycle"), plural(lines, "line"))
 	if d.Log.Partial() && d.Run == nil {
 		t.printf(" %s", t.style(ansiYellow, "(PARTIAL: input cut inside a gc line)"))
 	}
@@ -148,59 +134,174 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 		t.printf("\n")
 		t.wrap("  ", "  ", strings.Join(runEnv(r), ", "))
 	}
-	for _, in := range d.Log.Inputs {
-		if d.Run != nil && in.NErrors == 1 && in.Partial {
-			continue // the exit cut the last line: said in the notes
+}
+
+// section prints one kind of evidence: its title and what it is about,
+// its figures, its tables and its caveats.
+func (t *textWriter) section(s *Section) {
+	title := s.Title
+	intro := s.Intro
+	if s.Source != "" {
+		rest := ""
+		if intro != "" {
+			rest = ", " + intro
 		}
-		if in.NErrors > 0 {
-			t.printf("  %s\n", t.style(ansiYellow, fmt.Sprintf("%s unparsable, first at %v", plural(in.NErrors, "gc line"), in.Errors[0])))
+		room := max(t.opt.Width-runeLen(title)-2-runeLen(rest), 24)
+		intro = truncateLeft(s.Source, room) + rest
+	}
+	t.printf("\n%s", t.style(ansiBold, title))
+	switch {
+	case intro == "":
+		t.printf("\n")
+	case runeLen(title)+2+runeLen(intro) <= t.opt.Width:
+		t.printf("  %s\n", t.style(ansiDim, intro))
+	default:
+		t.printf("\n")
+		t.wrap("  ", "  ", t.style(ansiDim, intro))
+	}
+	if s.Alert != "" {
+		t.wrap("  ", "  ", t.style(ansiYellow, s.Alert))
+	}
+	lw := 0
+	for _, r := range s.Rows {
+		lw = max(lw, runeLen(r.Label))
+	}
+	lw = min(max(lw, 13), 22)
+	for _, r := range s.Rows {
+		t.wrap(fmt.Sprintf("  %s ", padRight(truncate(r.Label, lw), lw)), strings.Repeat(" ", lw+3), r.Value)
+	}
+	for i, tb := range s.Tables {
+		if i > 0 || len(s.Rows) > 0 {
+			t.printf("\n")
 		}
+		t.table(tb)
+	}
+	for _, c := range s.Caveats {
+		t.wrap("  (", "   ", c+")")
 	}
 }
 
-// segment prints the headline figures of one process.
-func (t *textWriter) segment(s *gctrace.Segment) {
-	sm := &s.Summary
-	t.printf("\n%s", t.style(ansiBold, "GC at a glance"))
-	t.printf("  %s\n", t.style(ansiDim, fmt.Sprintf("%s, gc %d–%d, %s format", linesWord(s), sm.FirstGC, sm.LastGC, s.Format)))
-	for _, r := range glanceRows(s, t.footnote) {
-		t.wrap(fmt.Sprintf("  %-13s ", r[0]), strings.Repeat(" ", 16), r[1])
+// colGap separates the columns of a table.
+const colGap = "  "
+
+// table prints a table in fixed columns: figures right-aligned, the flex
+// column given the width the others leave, cut or wrapped to fit.
+func (t *textWriter) table(tb *Table) {
+	if tb.Caption != "" {
+		t.wrap("  ", "  ", t.style(ansiDim, tb.Caption))
 	}
-	for _, w := range s.Warnings {
-		t.wrap("  (", "   ", w+")")
+	n := len(tb.Columns)
+	widths := make([]int, n)
+	flex := -1
+	for i, c := range tb.Columns {
+		widths[i] = runeLen(c.Head)
+		if c.Flex {
+			flex = i
+		}
+	}
+	rows := make([][]string, len(tb.Rows))
+	for j, r := range tb.Rows {
+		rows[j] = append([]string(nil), r.Cells...)
+		for i := range min(n, len(r.Cells)) {
+			if tb.Columns[i].Func {
+				rows[j][i] = shortFunc(r.Cells[i])
+			}
+			widths[i] = max(widths[i], runeLen(rows[j][i]))
+		}
+	}
+	if flex >= 0 {
+		used := 2 + len(colGap)*(n-1)
+		for i, w := range widths {
+			if i != flex {
+				used += w
+			}
+		}
+		widths[flex] = min(widths[flex], max(t.opt.Width-used, 12))
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("  ")
+		var wrapped []string
+		indent := 2
+		for i := range n {
+			c := ""
+			if i < len(cells) {
+				c = cells[i]
+			}
+			col := tb.Columns[i]
+			if i == flex && runeLen(c) > widths[i] {
+				if col.Wrap {
+					ls := lines(c, widths[i])
+					c, wrapped = ls[0], ls[1:]
+				} else {
+					c = truncate(c, widths[i])
+				}
+			}
+			if i > 0 {
+				b.WriteString(colGap)
+			}
+			if i == flex {
+				indent = runeLen(b.String())
+			}
+			switch {
+			case col.Num:
+				b.WriteString(padLeft(c, widths[i]))
+			case i < n-1:
+				b.WriteString(padRight(c, widths[i]))
+			default:
+				b.WriteString(c)
+			}
+		}
+		t.printf("%s\n", strings.TrimRight(b.String(), " "))
+		for _, w := range wrapped {
+			t.printf("%s%s\n", strings.Repeat(" ", indent), w)
+		}
+	}
+	var heads []string
+	for _, c := range tb.Columns {
+		heads = append(heads, c.Head)
+	}
+	line(heads)
+	for j, r := range tb.Rows {
+		line(rows[j])
+		for _, note := range r.Notes {
+			t.wrap("      ", "        ", t.style(ansiDim, note))
+		}
+	}
+	for _, f := range tb.Footer {
+		t.wrap("  ", "  ", t.style(ansiDim, f))
 	}
 }
 
-// segmentTable lists the processes of a multi-process log, the costliest
-// first, and admits how many it left out.
-func (t *textWriter) segmentTable(d *diagnose.Diagnosis) {
-	segs := slices.Clone(d.Log.Segments)
-	slices.SortStableFunc(segs, func(a, b *gctrace.Segment) int {
-		return cmp.Compare(b.Summary.GCCPUMS, a.Summary.GCCPUMS)
-	})
-	n := min(len(segs), t.opt.MaxSegments)
-	t.printf("\n%s", t.style(ansiBold, "Processes"))
-	if n < len(segs) {
-		t.printf("  %s", t.style(ansiDim, fmt.Sprintf("(the %d with the most GC CPU time of %d)", n, len(segs))))
+// lines breaks text into lines of at most width runes, at spaces where it
+// can.
+func lines(text string, width int) []string {
+	var out []string
+	cur := ""
+	for _, w := range words(text) {
+		for runeLen(w) > width {
+			if cur != "" {
+				out = append(out, cur)
+				cur = ""
+			}
+			r := []rune(w)
+			out = append(out, string(r[:width]))
+			w = string(r[width:])
+		}
+		switch {
+		case cur == "":
+			cur = w
+		case runeLen(cur)+1+runeLen(w) <= width:
+			cur += " " + w
+		default:
+			out = append(out, cur)
+			cur = w
+		}
 	}
-	t.printf("\n")
-	t.printf("  %-4s %-12s %-18s %6s %7s %9s %9s\n", "#", "lines", "label", "cycles", "GC CPU", "max STW", "peak heap")
-	for _, s := range segs[:n] {
-		label := s.Label
-		if label == "" {
-			label = s.Process
-		}
-		label = strings.TrimPrefix(label, "# ")
-		if label == "" {
-			label = "-"
-		}
-		cpu := "n/a"
-		if gctrace.Valid(s.Summary.GCCPUPercent) {
-			cpu = fmtNum(s.Summary.GCCPUPercent) + "%"
-		}
-		t.printf("  %-4d %-12s %-18s %6d %7s %6s ms %6d MB\n", s.Index, truncate(lineSpan(s), 12), truncate(label, 18),
-			s.Summary.Cycles, cpu, fmtNum(s.Summary.MaxPauseMS), s.Summary.PeakHeapMB)
+	if cur != "" || len(out) == 0 {
+		out = append(out, cur)
 	}
+	return out
 }
 
 func (t *textWriter) findings(d *diagnose.Diagnosis) {
@@ -221,20 +322,20 @@ func (t *textWriter) findings(d *diagnose.Diagnosis) {
 			sev = t.style(ansiCyan, sev)
 		}
 		head := fmt.Sprintf("  %s  %s  ", f.Severity, f.ID)
-		if utf8.RuneCountInString(head+f.Title) <= t.opt.Width {
+		if runeLen(head+f.Title) <= t.opt.Width {
 			t.printf("\n  %s  %s  %s\n", sev, t.style(ansiBold, f.ID), f.Title)
 		} else {
 			t.printf("\n  %s  %s\n    %s\n", sev, t.style(ansiBold, f.ID), f.Title)
 		}
 		msg := f.Message
 		if f.Also > 0 {
-			msg += fmt.Sprintf(" (Also in %d other processes.)", f.Also)
+			msg += fmt.Sprintf(" (Also in %s.)", countOf(f.Also, "other process", "other processes"))
 		}
 		t.wrap("    ", "    ", msg)
 		if len(f.Evidence) > 0 {
 			lw := 0
 			for _, e := range f.Evidence {
-				lw = max(lw, utf8.RuneCountInString(e.Label))
+				lw = max(lw, runeLen(e.Label))
 			}
 			lw = min(lw, 34)
 			for _, e := range f.Evidence {
@@ -305,13 +406,13 @@ func (t *textWriter) source(s string) string {
 func (t *textWriter) wrap(first, indent, text string) {
 	width := t.opt.Width
 	line := first
-	col := utf8.RuneCountInString(first)
+	col := runeLen(first)
 	empty := true
 	for _, word := range words(text) {
-		wl := utf8.RuneCountInString(word)
+		wl := runeLen(word)
 		if !empty && col+1+wl > width {
 			t.printf("%s\n", line)
-			line, col, empty = indent, utf8.RuneCountInString(indent), true
+			line, col, empty = indent, runeLen(indent), true
 		}
 		if !empty {
 			line += " "
@@ -349,24 +450,9 @@ func words(text string) []string {
 	return out
 }
 
-func padRight(s string, n int) string {
-	if k := utf8.RuneCountInString(s); k < n {
-		return s + strings.Repeat(" ", n-k)
-	}
-	return s
-}
-
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
 // runEnv lists what a run's environment says about its GC: the Go
 // version, GOGC and GOMEMLIMIT (unset ones as such), GOMAXPROCS, the CPUs
-// and the cgroup memory limit, for the text and markdown reports alike.
+// and the cgroup memory limit, for every format alike.
 func runEnv(r *diagnose.RunInfo) []string {
 	var env []string
 	if r.GoVersion != "" {
@@ -389,76 +475,4 @@ func runEnv(r *diagnose.RunInfo) []string {
 		env = append(env, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
 	}
 	return env
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func linesWord(s *gctrace.Segment) string {
-	if s.FirstLine == s.LastLine {
-		return fmt.Sprintf("line %d", s.FirstLine)
-	}
-	return "lines " + lineSpan(s)
-}
-
-// truncateLeft keeps the end of s, where a path's file name is.
-func truncateLeft(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return "…" + string(r[len(r)-n+1:])
-}
-
-func lineSpan(s *gctrace.Segment) string {
-	if s.FirstLine == s.LastLine {
-		return strconv.Itoa(s.FirstLine)
-	}
-	return fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)
-}
-
-// fmtNum formats a figure with the precision the evidence supports: three
-// significant digits, no exponent.
-func fmtNum(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case math.Abs(v) >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case math.Abs(v) >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case math.Abs(v) >= 0.01:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
-
-// isCount reports whether a unit counts things, which print as integers.
-func isCount(unit string) bool {
-	switch unit {
-	case "cycles", "lines", "goroutines", "count", "MB", "objects":
-		return true
-	}
-	return false
-}
-
-func fmtBytes(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
-	}
-	if b >= 1<<10 {
-		return fmt.Sprintf("%d KiB", b>>10)
-	}
-	return fmt.Sprintf("%d B", b)
 }

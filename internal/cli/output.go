@@ -27,23 +27,32 @@ type reportFlags struct {
 	// cycles lists every gctrace cycle in JSON (--cycles); set for html,
 	// whose charts are drawn from them.
 	cycles bool
+	// sections and hideFindings narrow the text report to what a command
+	// answers (see report.Options).
+	sections     []string
+	hideFindings bool
 	// cmd is the command the flags belong to, nil for commands that
 	// validate flag values without registering them (diff, demo).
 	cmd *cobra.Command
 }
 
-// reportFormats are what --format accepts; see docs/reports.md.
-var reportFormats = []string{"text", "json", "markdown", "html", "sarif"}
-
 // ownReport reports whether a command renders a document of its own rather
 // than a diagnosis through emit: it can print text or JSON only, to
 // standard output.
 func ownReport(cmd *cobra.Command) bool {
-	switch cmd.Name() {
-	case "lint", "whatif":
-		return true
+	return cmd.Name() == "lint"
+}
+
+// formatNames lists what --format accepts for a command.
+func formatNames(cmd *cobra.Command) []string {
+	if cmd != nil && ownReport(cmd) {
+		return []string{"text", "json"}
 	}
-	return false
+	var names []string
+	for _, f := range report.Formats() {
+		names = append(names, f.Name)
+	}
+	return names
 }
 
 func (f *reportFlags) register(cmd *cobra.Command) {
@@ -90,10 +99,7 @@ func (f *reportFlags) validateFormat() error {
 		f.format = "text"
 	}
 	f.format = strings.ToLower(f.format)
-	formats := reportFormats
-	if f.cmd != nil && ownReport(f.cmd) {
-		formats = formats[:2]
-	}
+	formats := formatNames(f.cmd)
 	if !slices.Contains(formats, f.format) {
 		n := len(formats)
 		return &usageError{fmt.Errorf("--format must be %s or %s, not %q", strings.Join(formats[:n-1], ", "), formats[n-1], f.format)}
@@ -108,7 +114,7 @@ func (f *reportFlags) validateFormat() error {
 	if f.cmd == nil {
 		return nil
 	}
-	if f.format == "html" && f.output == "" && isTerminal(f.cmd.OutOrStdout()) {
+	if rf, _ := report.Lookup(f.format); rf.Page && f.output == "" && isTerminal(f.cmd.OutOrStdout()) {
 		// A page of HTML on a terminal helps nobody, and writing a file
 		// nobody named could overwrite one.
 		return &usageError{errors.New("--format html writes a web page: give -o FILE.html, or redirect standard output")}
@@ -159,17 +165,12 @@ func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) er
 }
 
 func (e *env) render(w io.Writer, d *diagnose.Diagnosis, f *reportFlags) error {
-	switch f.format {
-	case "json":
-		return report.JSON(w, d, version())
-	case "markdown":
-		return report.Markdown(w, d, version())
-	case "html":
-		return report.HTML(w, d, report.HTMLOptions{ToolVersion: version()})
-	case "sarif":
-		return report.SARIF(w, d, version())
+	rf, ok := report.Lookup(f.format)
+	if !ok {
+		return fmt.Errorf("no report format %q", f.format)
 	}
-	return report.Text(w, d, report.TextOptions{Color: e.useColor(f.color, w), Width: f.width})
+	return rf.Render(w, d, report.Options{ToolVersion: version(), Color: e.useColor(f.color, w), Width: f.width,
+		Sections: f.sections, HideFindings: f.hideFindings})
 }
 
 // renderFile writes the report to -o FILE without ever leaving a

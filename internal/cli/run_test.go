@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -377,25 +378,37 @@ func TestWhatIf(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var doc struct {
-		Predictions []struct {
-			GOGC          int      `json:"gogc"`
-			MemlimitBytes int64    `json:"memlimit_bytes"`
-			GCCount       *float64 `json:"gc_count"`
-			PeakHeapBytes *float64 `json:"peak_heap_bytes"`
-			GCCPUFraction *float64 `json:"gc_cpu_fraction"`
-		} `json:"predictions"`
-		Recommendation *struct {
-			GOMEMLIMIT string `json:"gomemlimit"`
-		} `json:"recommendation"`
+		Tuning struct {
+			Predictions []struct {
+				Role          string   `json:"role"`
+				GOGC          int      `json:"gogc"`
+				MemlimitBytes int64    `json:"memlimit_bytes"`
+				GCCount       *float64 `json:"gc_count"`
+				PeakHeapBytes *float64 `json:"peak_heap_bytes"`
+				GCCPUFraction *float64 `json:"gc_cpu_fraction"`
+			} `json:"predictions"`
+			Recommendation *struct {
+				GOMEMLIMIT string `json:"gomemlimit"`
+			} `json:"recommendation"`
+		} `json:"tuning"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Predictions) != 8 || doc.Recommendation == nil || doc.Recommendation.GOMEMLIMIT == "" {
+	predicted := 0
+	for _, p := range doc.Tuning.Predictions {
+		if p.Role == "predicted" {
+			predicted++
+		}
+	}
+	if predicted != 8 || doc.Tuning.Recommendation == nil || doc.Tuning.Recommendation.GOMEMLIMIT == "" {
 		t.Fatalf("unexpected document:\n%s", stdout)
 	}
 	byGOGC := map[int]float64{}
-	for _, p := range doc.Predictions {
+	for _, p := range doc.Tuning.Predictions {
+		if p.Role != "predicted" {
+			continue
+		}
 		if p.GCCount == nil || p.PeakHeapBytes == nil || p.GCCPUFraction == nil {
 			t.Fatalf("missing figures in %+v", p)
 		}
@@ -576,8 +589,20 @@ func TestDoctor(t *testing.T) {
 	addr := make(chan net.Addr, 1)
 	go demo.ServeWithPprof(ctx, demo.Problem, "127.0.0.1:0", func(a net.Addr) { addr <- a })
 	base := "http://" + (<-addr).String()
-	go demo.Load(ctx, demo.LoadSpec{URL: base + "/work", Requests: 200, Concurrency: 2}, nil)
-	time.Sleep(300 * time.Millisecond) // let the load start before the trace
+	// The attach starts once the load is well under way, however slow the
+	// machine, so that the profile has the 10 MB buffers to show.
+	started := make(chan struct{})
+	var once sync.Once
+	go demo.Load(ctx, demo.LoadSpec{URL: base + "/work", Requests: 200, Concurrency: 2}, func(done, total int) {
+		if done >= 20 {
+			once.Do(func() { close(started) })
+		}
+	})
+	select {
+	case <-started:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the load did not get through 20 requests in 2 minutes")
+	}
 	dir := filepath.Join(t.TempDir(), "ev")
 	stdout, stderr, code := run(t, "", nil, "doctor", "--json", "--seconds", "1", "--out", dir, base)
 	if code != 0 {

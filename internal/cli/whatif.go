@@ -8,7 +8,6 @@ import (
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/pacer"
-	"github.com/gcdoctor/gcdoctor/report"
 )
 
 func newWhatIfCmd(e *env) *cobra.Command {
@@ -94,19 +93,15 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 		tr.Segment, tr.SegmentSet = segIndex, true
 	}
 	in.Tune = tr
-	tu := diagnose.Diagnose(in).Tuning
+	d := diagnose.Diagnose(in)
+	d.Notes = append(d.Notes, set.Notes...)
+	tu := d.Tuning
 	if tu == nil {
 		return fmt.Errorf("%s: no process with GC cycles", path)
 	}
 	if tu.Model == nil {
 		return fmt.Errorf("%s: %s", tu.Segment.Input, tu.Err)
 	}
-	wi := &report.WhatIf{Input: tu.Segment.Input, Segment: tu.Segment, Model: tu.Model, Predictions: tu.Alternatives, Recommendation: tu.Recommendation}
-	out := cmd.OutOrStdout()
-	if rf.json {
-		err = report.WhatIfJSON(out, wi, version())
-	} else {
-		err = report.WhatIfText(out, wi, report.TextOptions{Color: e.useColor(rf.color, out), Width: rf.width})
-	}
-	return e.failed(set, err)
+	rf.sections, rf.hideFindings = []string{"tuning"}, true
+	return e.failed(set, e.emit(cmd, d, rf))
 }

@@ -5,8 +5,57 @@ import (
 	"path/filepath"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/heapprof"
 )
+
+// heapSection ranks the profile's allocation sites like `pprof -top`: one
+// unit per column, and a caption that says what was cut.
+func heapSection(d *diagnose.Diagnosis) *Section {
+	sec := &Section{ID: "heap", Title: "Allocation sites"}
+	sec.charts = func(int) ([]*chart, []string, error) { return heapCharts(d) }
+	h := d.Heap
+	if h == nil || h.Profile == nil || h.Top == nil {
+		return sec
+	}
+	p := h.Profile
+	sec.Source = h.Name
+	sec.Intro = fmt.Sprintf("%s allocated in %s objects", fmtBytes(p.TotalAllocBytes), countStr(p.TotalAllocObjects))
+	t := &Table{Caption: topHeader(h.Top), Columns: []Column{{Head: "alloc", Num: true}, {Head: "share", Num: true},
+		{Head: "avg size", Num: true}, {Head: "short", Num: true}, {Head: "site"}, {Head: "function (your code)", Flex: true, Func: true}}}
+	for _, s := range d.HeapSites() {
+		row := TableRow{Cells: []string{fmtBytes(s.AllocBytes), fmt.Sprintf("%.1f%%", s.Share*100), fmtBytes(int64(s.AvgSize)),
+			fmt.Sprintf("%.0f%%", s.ShortLived()*100), fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line), s.Function}}
+		if s.Via != "" {
+			row.Notes = append(row.Notes, "via "+s.Via)
+		}
+		if r := s.EscapeReason(); r != "" {
+			row.Notes = append(row.Notes, r)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if h.Escape == nil {
+		t.Footer = append(t.Footer, "(no escape analysis: add --source PACKAGES to see why each site is on the heap)")
+	}
+	sec.Tables = append(sec.Tables, t)
+	hj, sites := heapJSON(d)
+	sec.json = []field{{"heap", hj}, {"sites", sites}}
+	return sec
+}
+
+func heapCharts(d *diagnose.Diagnosis) ([]*chart, []string, error) {
+	h := d.Heap
+	if h == nil || h.Profile == nil || h.Top == nil || len(d.HeapSites()) == 0 {
+		why := "there is no heap or allocs profile in the evidence (gcdoctor attach collects one)"
+		if h != nil && h.Profile != nil {
+			why = "the profile has no allocation sites"
+		}
+		return nil, []string{"No allocation site chart: " + why + "."}, nil
+	}
+	c, err := sitesChart(d)
+	if err != nil {
+		return nil, nil, fmt.Errorf("allocation site chart: %w", err)
+	}
+	return []*chart{c}, nil, nil
+}
 
 // jsonSite is one allocation site of a heap profile.
 type jsonSite struct {
@@ -76,67 +125,4 @@ func heapJSON(d *diagnose.Diagnosis) (*jsonHeap, []jsonSite) {
 		sites = append(sites, js)
 	}
 	return jh, sites
-}
-
-// heapSection prints the profile's top allocation sites like `pprof -top`:
-// one unit per column, fixed widths, and a header that says what was cut.
-func (t *textWriter) heapSection(d *diagnose.Diagnosis) {
-	h := d.Heap
-	if h == nil || h.Profile == nil || h.Top == nil {
-		return
-	}
-	p := h.Profile
-	t.printf("\n%s", t.style(ansiBold, "Allocation sites"))
-	rest := fmt.Sprintf(", %s allocated in %s objects", fmtBytes(p.TotalAllocBytes), countStr(p.TotalAllocObjects))
-	room := max(t.opt.Width-len("Allocation sites  ")-runeLen(rest), 12)
-	t.printf("  %s\n", t.style(ansiDim, truncateLeft(h.Name, room)+rest))
-	t.wrap("  ", "  ", t.style(ansiDim, topHeader(h.Top)))
-	t.printf("  %9s %6s %9s %6s  %s\n", "alloc", "share", "avg size", "short", "site (charged to your code)")
-	for _, s := range d.HeapSites() {
-		where := fmt.Sprintf("%s:%d", filepath.Base(s.File), s.Line)
-		t.printf("  %9s %5.1f%% %9s %5.0f%%  %s %s\n", fmtBytes(s.AllocBytes), s.Share*100, fmtBytes(int64(s.AvgSize)),
-			s.ShortLived()*100, where, truncate(shortFunc(s.Function), max(t.opt.Width-44-len(where), 10)))
-		var why []string
-		if s.Via != "" {
-			why = append(why, "via "+s.Via)
-		}
-		if r := s.EscapeReason(); r != "" {
-			why = append(why, r)
-		}
-		for _, w := range why {
-			t.wrap("      ", "        ", t.style(ansiDim, w))
-		}
-	}
-	if h.Escape == nil {
-		t.wrap("  ", "  ", t.style(ansiDim, "(no escape analysis: add --source PACKAGES to see why each site is on the heap)"))
-	}
-}
-
-func topHeader(top *heapprof.Top) string {
-	return top.String()
-}
-
-// shortFunc drops the import path's directories: "github.com/a/b.(*T).M"
-// becomes "b.(*T).M".
-func shortFunc(fn string) string {
-	slash := -1
-	for i := 0; i < len(fn); i++ {
-		if fn[i] == '/' {
-			slash = i
-		}
-		if fn[i] == '(' || fn[i] == '[' {
-			break
-		}
-	}
-	return fn[slash+1:]
-}
-
-func countStr(n int64) string {
-	switch {
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f M", float64(n)/1e6)
-	case n >= 1e4:
-		return fmt.Sprintf("%.0f k", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
 }
