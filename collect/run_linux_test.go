@@ -160,6 +160,11 @@ func TestRunBundle(t *testing.T) {
 	if res.Duration <= 0 || res.Start.IsZero() {
 		t.Errorf("Start = %v, Duration = %v", res.Start, res.Duration)
 	}
+	// The program allocated for 300ms of wall time: whatever the load of
+	// the machine, some of it on a CPU.
+	if res.CPU <= 0 {
+		t.Errorf("CPU = %v, want the program's CPU time", res.CPU)
+	}
 	if err := res.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
