@@ -585,7 +585,10 @@ func TestRunFailingOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(trace, []byte("gc 1 @")) {
+	// The failing writer refused the program's first line; any gctrace
+	// after it shows the file kept receiving. Only its start is certain:
+	// the program may exit while the runtime prints the rest of a line.
+	if !bytes.Contains(trace, []byte("\ngc ")) {
 		t.Errorf("gctrace file lacks gctrace lines after the caller's stderr failed:\n%s", trace)
 	}
 }
