@@ -8,6 +8,11 @@
 // and cgroup limits. With a bundle.Writer the evidence is written as a
 // bundle that can be analysed later or on another machine.
 //
+// Sweep runs a program repeatedly under several GOGC and GOMEMLIMIT
+// settings, and Bench builds a package's test binary and runs its
+// benchmarks likewise. Both hand each run, as gathered, to a function of
+// the caller's: package compare turns the runs into statistics.
+//
 // Collection works on Linux, where the kernel exposes what is needed in
 // /proc and /sys/fs/cgroup; elsewhere Run returns an error.
 package collect

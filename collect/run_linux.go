@@ -142,6 +142,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		Start:       start,
 		Duration:    duration,
 		RSS:         rss,
+		CPU:         -1,
 		GCTracePath: trace.Name(),
 		GoVersion:   goVersion,
 		tempTrace:   s.Out == nil,
@@ -159,6 +160,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 			exitCode = &code
 		}
 		res.PeakRSS = peakRSS(rss, ps)
+		res.CPU = ps.UserTime() + ps.SystemTime()
 	}
 	res.Meta = &bundle.Meta{
 		SchemaVersion:          bundle.SchemaVersion,

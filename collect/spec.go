@@ -82,6 +82,10 @@ type Result struct {
 	Start time.Time
 	// Duration is how long the program ran.
 	Duration time.Duration
+	// CPU is the user plus system CPU time of the program and of the
+	// processes it waited for (the rusage the kernel reports when the
+	// program is reaped); negative when it is not known.
+	CPU time.Duration
 	// PeakRSS is the largest resident set size of the program in bytes:
 	// the kernel's high-water mark when it can be trusted, else the largest
 	// sample.

@@ -1,67 +1,17 @@
 package compare
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
-	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
-// DefaultBenchCount is the number of runs per setting Bench makes when
-// BenchSpec.Count is zero: benchstat's advice of at least six, the fewest
-// that give a 95% confidence interval of the median.
-const DefaultBenchCount = 6
-
-// BenchSpec describes benchmarks to run under several GC settings.
-type BenchSpec struct {
-	// Pkg is the package whose benchmarks run, as the go command names it
-	// ("./codec", "encoding/json"). It is compiled once with go test -c
-	// and its test binary runs in the package's directory, as go test
-	// runs it, so that benchmarks find their testdata.
-	Pkg string
-	// Binary is a test binary built beforehand (go test -c), used instead
-	// of Pkg; it runs in Dir.
-	Binary string
-	// Dir is the working directory of a prebuilt Binary; "" means the
-	// current one.
-	Dir string
-	// Bench is the -test.bench pattern; "" means "." (every benchmark).
-	Bench string
-	// Benchtime is the -test.benchtime value; "" leaves the default (1s).
-	// A fixed iteration count such as "500x" makes every run do the same
-	// work, so that GC counts compare across settings.
-	Benchtime string
-	// TestArgs are further flags for the test binary, such as
-	// "-test.cpu=1".
-	TestArgs []string
-	// Settings are the GC settings to compare; the first is the baseline.
-	Settings []pacer.Setting
-	// Count is the number of runs per setting; zero means
-	// DefaultBenchCount. Each run is one process running every matching
-	// benchmark once (-test.count=1), the settings interleaved.
-	Count int
-	// Env is the environment; nil means os.Environ(). GOGC and GOMEMLIMIT
-	// are set per setting as in SweepSpec.
-	Env []string
-	// Stderr receives the output of the go command that builds the test
-	// binary and the test binary's standard error; nil discards them.
-	Stderr io.Writer
-	// Progress, when set, is called before each run.
-	Progress func(done, total int, s pacer.Setting)
-	// ToolVersion is recorded in each run's metadata.
-	ToolVersion string
-}
-
-// BenchRuns holds the results of Bench.
+// BenchRuns holds the runs of a package's benchmarks under several GC
+// settings, and compares the settings.
 type BenchRuns struct {
 	Target   string   // the package, or the prebuilt test binary
 	Command  []string // the test binary and its flags, as run
@@ -79,188 +29,74 @@ type BenchRuns struct {
 	// could not be fitted, and ModelErr says why.
 	Model    *pacer.Model
 	ModelErr error
+
+	count   int    // runs per setting, for naming a run in errors
+	pattern string // the -test.bench pattern, for saying that nothing matched
 }
 
-// Bench builds the package's test binary once, then runs its benchmarks
-// Count times under each setting, interleaved as Sweep interleaves runs,
-// and gathers the benchmark results (sec/op, B/op, allocs/op and any
-// custom unit) with the GC figures of each run.
-func Bench(ctx context.Context, s BenchSpec) (*BenchRuns, error) {
-	if len(s.Settings) == 0 {
-		return nil, errors.New("no settings to compare")
+// NewBenchRuns returns an empty BenchRuns for the benchmarks of target
+// that match pattern, run count times under each of settings (the first
+// the baseline); fixedWork says whether every run did the same number of
+// iterations.
+func NewBenchRuns(target, pattern string, settings []pacer.Setting, count int, fixedWork bool) *BenchRuns {
+	r := &BenchRuns{Target: target, Settings: settings, Runs: make([][]Run, len(settings)),
+		FixedWork: fixedWork, count: count, pattern: pattern}
+	for range settings {
+		r.Bench = append(r.Bench, NewBenchSet())
 	}
-	count := s.Count
-	if count <= 0 {
-		count = DefaultBenchCount
-	}
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	stderr := s.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	bin, dir := s.Binary, s.Dir
-	if bin == "" {
-		tmp, err := os.MkdirTemp("", "gcdoctor-bench-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		if bin, dir, err = buildTestBinary(ctx, s.Pkg, tmp, env, stderr); err != nil {
-			return nil, err
-		}
-	}
-	bench := s.Bench
-	if bench == "" {
-		bench = "."
-	}
-	args := []string{"-test.run=^$", "-test.bench=" + bench, "-test.count=1", "-test.benchmem"}
-	if s.Benchtime != "" {
-		args = append(args, "-test.benchtime="+s.Benchtime)
-	}
-	args = append(args, s.TestArgs...)
-	target := s.Pkg
-	if s.Binary != "" {
-		target = s.Binary
-	}
-	res := &BenchRuns{Target: target, Command: append([]string{bin}, args...), Settings: s.Settings,
-		Runs: make([][]Run, len(s.Settings)), FixedWork: strings.HasSuffix(s.Benchtime, "x")}
-	for range s.Settings {
-		res.Bench = append(res.Bench, NewBenchSet())
-	}
-	total := count * len(s.Settings)
-	done := 0
-	for rep := range count {
-		for i, set := range s.Settings {
-			if s.Progress != nil {
-				s.Progress(done, total, set)
-			}
-			var out bytes.Buffer
-			cpu0, ok0 := childrenCPU()
-			cr, err := collect.Run(ctx, collect.Spec{Path: bin, Args: args, Env: SettingEnv(env, set), Dir: dir,
-				Stdout: &out, Stderr: stderr, ToolVersion: s.ToolVersion})
-			if cr == nil {
-				return nil, err
-			}
-			cpu1, ok1 := childrenCPU()
-			fit := rep == 0 && i == 0
-			r, n, log, err := benchRun(cr, err, &out, res.Bench[i], set, fit)
-			if fit && err == nil {
-				if log != nil {
-					res.Model, res.ModelErr = fitModel(log, set, cr)
-				} else {
-					res.ModelErr = gctrace.ErrNoCycles
-				}
-			}
-			cr.Cleanup()
-			if ok0 && ok1 {
-				r.CPUS = cpu1 - cpu0
-			}
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d of %d: %w", SettingLabel(set), rep+1, count, err)
-			}
-			if n == 0 {
-				return nil, fmt.Errorf("no benchmark matches %q", bench)
-			}
-			res.Runs[i] = append(res.Runs[i], r)
-			done++
-		}
-	}
-	if s.Progress != nil {
-		s.Progress(done, total, s.Settings[len(s.Settings)-1])
-	}
-	return res, nil
+	return r
 }
 
-// benchRun reads one test binary run: its benchmark results into set and
-// its GC figures, and with keep its parsed log, cycles kept, for a model
-// (nil when the run never collected).
-func benchRun(cr *collect.Result, runErr error, out *bytes.Buffer, bs *BenchSet, set pacer.Setting, keep bool) (Run, int, *gctrace.Log, error) {
-	if runErr != nil {
-		return Run{}, 0, nil, runErr
+// Add reads a run of the test binary under setting i: its benchmark
+// results (sec/op, B/op, allocs/op and any custom unit) and the GC
+// figures of its gctrace, and from the first run of the baseline the
+// pacer model. A run whose output holds no benchmark result is an error:
+// the pattern matched nothing.
+func (r *BenchRuns) Add(i int, m Measured) error {
+	if i < 0 || i >= len(r.Settings) {
+		return fmt.Errorf("no setting %d among %d", i, len(r.Settings))
 	}
-	if cr.ExitCode != 0 {
-		msg := fmt.Sprintf("exit status %d", cr.ExitCode)
-		if last := lastLine(out.String()); last != "" {
-			msg += ": " + last
-		}
-		return Run{}, 0, nil, errors.New(msg)
+	set := r.Settings[i]
+	fit := i == 0 && len(r.Runs[0]) == 0
+	named := func(err error) error {
+		return fmt.Errorf("%s, run %d of %d: %w", set, len(r.Runs[i])+1, r.count, err)
 	}
-	n, err := bs.Add(bytes.NewReader(out.Bytes()), "stdout")
+	n, err := r.addOutput(i, m.OutputPath)
 	if err != nil {
-		return Run{}, 0, nil, err
+		return named(err)
 	}
-	r := unknownRun()
-	f, err := os.Open(cr.GCTracePath)
-	if err != nil {
-		return Run{}, 0, nil, err
-	}
-	defer f.Close()
 	// A benchmark that allocates nothing may never collect: that leaves
 	// its GC figures unknown, not the run failed.
-	log, err := gctrace.Parse(f, "gctrace.log", gctrace.Options{GOGC: max(set.GOGC, 0), KeepCycles: keep})
-	if err == nil {
-		r = RunFromLog(log)
-	} else if errors.Is(err, gctrace.ErrNoCycles) {
-		log = nil
-	} else {
-		return Run{}, 0, nil, err
+	log, err := m.parseGCTrace(set, fit)
+	if errors.Is(err, gctrace.ErrNoCycles) {
+		log, err = nil, nil
 	}
-	r.WallS = cr.Duration.Seconds()
-	if cr.PeakRSS > 0 {
-		r.PeakRSS = float64(cr.PeakRSS)
+	if err != nil {
+		return named(err)
 	}
-	if !keep {
-		log = nil
-	}
-	return r, n, log, nil
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l != "" && l != "FAIL" && !strings.HasPrefix(l, "exit status") {
-			return l
+	if fit {
+		if log != nil {
+			r.Model, r.ModelErr = fitModel(log, set, &m)
+		} else {
+			r.ModelErr = gctrace.ErrNoCycles
 		}
 	}
-	return ""
+	if n == 0 {
+		return fmt.Errorf("no benchmark matches %q", r.pattern)
+	}
+	r.Runs[i] = append(r.Runs[i], m.run(log))
+	return nil
 }
 
-// buildTestBinary compiles pkg's test binary into dir without gctrace, so
-// that the go command's own collections stay out of the measurements, and
-// returns it with the package's directory, where go test would run it.
-func buildTestBinary(ctx context.Context, pkg, dir string, env []string, stderr io.Writer) (bin, pkgDir string, err error) {
-	goTool, err := exec.LookPath("go")
+// addOutput reads the benchmark results of a run under setting i and
+// returns how many result lines it held.
+func (r *BenchRuns) addOutput(i int, path string) (int, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return "", "", fmt.Errorf("building the test binary: %v", err)
+		return 0, err
 	}
-	if pkg == "" {
-		pkg = "."
-	}
-	var list bytes.Buffer
-	cmd := exec.CommandContext(ctx, goTool, "list", "-f", "{{.Dir}}", pkg)
-	cmd.Env, cmd.Stdout, cmd.Stderr = env, &list, stderr
-	if err := cmd.Run(); err != nil {
-		return "", "", fmt.Errorf("go list %s: %v", pkg, err)
-	}
-	dirs := strings.Fields(list.String())
-	if len(dirs) != 1 {
-		return "", "", fmt.Errorf("%s names %d packages; bench compares the benchmarks of one", pkg, len(dirs))
-	}
-	bin = filepath.Join(dir, "pkg.test")
-	var msgs bytes.Buffer
-	cmd = exec.CommandContext(ctx, goTool, "test", "-c", "-o", bin, pkg)
-	cmd.Env, cmd.Stdout, cmd.Stderr = env, &msgs, io.MultiWriter(&msgs, stderr)
-	if err := cmd.Run(); err != nil {
-		return "", "", fmt.Errorf("go test -c %s: %v: %s", pkg, err, lastLine(msgs.String()))
-	}
-	if _, err := os.Stat(bin); err != nil {
-		return "", "", fmt.Errorf("%s has no test files", pkg)
-	}
-	return bin, dirs[0], nil
+	defer f.Close()
+	return r.Bench[i].Add(f, "stdout")
 }
 
 // Table returns the benchmark comparison: per unit and benchmark a row
@@ -269,9 +105,12 @@ func (r *BenchRuns) Table() *Table {
 	t := &Table{Kind: "bench", Command: r.Command, Settings: r.Settings}
 	// The test binary of a package is a temporary file: the package
 	// names it better.
-	t.Title = "bench " + r.Target + " " + strings.Join(r.Command[1:], " ")
+	t.Title = "bench " + r.Target
+	if len(r.Command) > 1 {
+		t.Title += " " + strings.Join(r.Command[1:], " ")
+	}
 	for _, s := range r.Settings {
-		t.Columns = append(t.Columns, SettingLabel(s))
+		t.Columns = append(t.Columns, s.String())
 	}
 	t.addBenchRows(r.Bench)
 	t.addRunRows("", r.Runs)

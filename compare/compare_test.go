@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
 func TestSampleStatistics(t *testing.T) {
@@ -61,26 +59,6 @@ func TestSummarize(t *testing.T) {
 	}
 	if e := (Sample{}).Summarize(); e.N != 0 || !math.IsNaN(e.Median) {
 		t.Errorf("empty summary %+v", e)
-	}
-}
-
-func TestSettingEnv(t *testing.T) {
-	env := []string{"HOME=/h", "GOGC=25", "GOMEMLIMIT=1GiB", "GODEBUG=madvdontneed=1"}
-	tests := []struct {
-		s     pacer.Setting
-		label string
-		want  []string
-	}{
-		{pacer.Setting{GOGC: 200}, "GOGC=200", []string{"HOME=/h", "GODEBUG=madvdontneed=1", "GOGC=200"}},
-		{pacer.Setting{GOGC: pacer.Off, MemoryLimit: 48 << 20}, "GOGC=off GOMEMLIMIT=48MiB", []string{"HOME=/h", "GODEBUG=madvdontneed=1", "GOGC=off", "GOMEMLIMIT=48MiB"}},
-	}
-	for _, tt := range tests {
-		if got := SettingEnv(env, tt.s); !slices.Equal(got, tt.want) {
-			t.Errorf("SettingEnv(%+v) = %q, want %q", tt.s, got, tt.want)
-		}
-		if got := SettingLabel(tt.s); got != tt.label {
-			t.Errorf("SettingLabel(%+v) = %q, want %q", tt.s, got, tt.label)
-		}
 	}
 }
 

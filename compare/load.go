@@ -141,25 +141,40 @@ type Side struct {
 	Inputs []string  // the files and bundles read
 	Bench  *BenchSet // nil when no input held benchmark results
 	Runs   []Run
+	// Notes say what was left unread, as sentences: the files of a
+	// directory that are not regular files (a FIFO would block the read
+	// forever, a device never end it).
+	Notes []string
+
+	// seen holds the directories read below one input, so that a
+	// symbolic link to a directory above does not loop forever.
+	seen []os.FileInfo
 }
 
 // Load reads one side of a diff. spec is a benchmark results file, a
 // gctrace log, an evidence bundle (a directory or a .tar.gz), a
 // comma-separated list of those, or a directory holding several of them
-// (each run one sample). A file that is given by name must hold benchmark
-// results or gctrace output; in a directory such files are skipped.
+// (each run one sample). A file that is given by name must be a regular
+// file holding benchmark results or gctrace output; in a directory other
+// files are skipped, and those that are not regular files are named in
+// Notes.
 func Load(spec string) (*Side, error) {
 	s := &Side{}
 	for _, p := range strings.Split(spec, ",") {
 		if p == "" {
 			continue
 		}
+		s.seen = nil
 		if err := s.add(p, true); err != nil {
 			return nil, err
 		}
 	}
 	if len(s.Inputs) == 0 {
-		return nil, fmt.Errorf("%s: no benchmark results or gctrace logs found", spec)
+		skipped := ""
+		if len(s.Notes) > 0 {
+			skipped = fmt.Sprintf(" (%d files that are not regular files skipped)", len(s.Notes))
+		}
+		return nil, fmt.Errorf("%s: no benchmark results or gctrace logs found%s", spec, skipped)
 	}
 	return s, nil
 }
@@ -169,12 +184,25 @@ func (s *Side) add(path string, named bool) error {
 	if err != nil {
 		return err
 	}
+	if !st.IsDir() && !st.Mode().IsRegular() {
+		// Checked before anything opens it: a bundle's archive name on a
+		// FIFO must not be opened either.
+		if named {
+			return fmt.Errorf("%s: not a regular file or a directory", path)
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("Skipped %s: not a regular file.", path))
+		return nil
+	}
 	if bundle.IsBundle(path) {
 		return s.addBundle(path)
 	}
 	if !st.IsDir() {
 		return s.addFile(path, named)
 	}
+	if slices.ContainsFunc(s.seen, func(d os.FileInfo) bool { return os.SameFile(d, st) }) {
+		return nil
+	}
+	s.seen = append(s.seen, st)
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return err
@@ -294,6 +322,8 @@ func Diff(before, after *Side, labels [2]string) (*Table, error) {
 	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("nothing to compare: %s holds %s, %s holds %s", labels[0], before.what(), labels[1], after.what())
 	}
+	t.Notes = append(t.Notes, before.Notes...)
+	t.Notes = append(t.Notes, after.Notes...)
 	return t, nil
 }
 

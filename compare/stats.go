@@ -4,8 +4,10 @@
 // The samples come from benchmark result files (the format of `go test
 // -bench`, read with golang.org/x/perf/benchfmt), from gctrace logs and
 // evidence bundles (each one run of a program, so several of them make a
-// sample of per-run GC figures), or from running a program or a benchmark
-// repeatedly under several GOGC and GOMEMLIMIT settings (Sweep, Bench).
+// sample of per-run GC figures), or from the runs of a program or of a
+// package's benchmarks repeated under several GOGC and GOMEMLIMIT settings
+// (SweepRuns, BenchRuns). compare only reads what was gathered: running
+// programs is package collect's work (collect.Sweep, collect.Bench).
 //
 // Every sample is summarised by its median and a confidence interval for it,
 // and compared with the baseline's by the Mann-Whitney U test

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
 )
 
@@ -50,7 +51,7 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 			if err != nil {
 				return err
 			}
-			spec := compare.BenchSpec{Bench: bench, Benchtime: benchtime, TestArgs: args[1:],
+			spec := collect.BenchSpec{Bench: bench, Benchtime: benchtime, TestArgs: args[1:],
 				Settings: settings, Count: count, ToolVersion: version()}
 			if st, err := os.Stat(args[0]); err == nil && st.Mode().IsRegular() {
 				spec.Binary, spec.Dir = args[0], dir
@@ -62,7 +63,7 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 	}
 	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "400"}, "GOGC values to compare, the first the baseline (numbers or off)")
 	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
-	cmd.Flags().IntVar(&count, "count", compare.DefaultBenchCount, "runs of the benchmarks per setting")
+	cmd.Flags().IntVar(&count, "count", collect.DefaultBenchCount, "runs of the benchmarks per setting")
 	cmd.Flags().StringVar(&bench, "bench", ".", "run only the benchmarks matching this regular expression (go test -bench)")
 	cmd.Flags().StringVar(&benchtime, "benchtime", "", "go test -benchtime: a duration, or Nx for a fixed iteration count")
 	cmd.Flags().StringVar(&dir, "dir", "", "working directory of a prebuilt test binary")
@@ -70,19 +71,19 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 	return cmd
 }
 
-func (e *env) runBench(cmd *cobra.Command, spec compare.BenchSpec, cf *compareFlags) error {
+func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *compareFlags) error {
 	ctx, stop := interruptible()
 	defer stop()
 	pr := newRunProgress(e.stderr, "bench")
 	spec.Progress = pr.update
-	res, err := compare.Bench(ctx, spec)
+	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork())
+	command, err := collect.Bench(ctx, spec, func(r *collect.SettingRun) error {
+		return runs.Add(r.Setting, measured(r))
+	})
 	pr.done()
 	if err != nil {
-		what := spec.Pkg
-		if spec.Binary != "" {
-			what = spec.Binary
-		}
-		return fmt.Errorf("%s: %v", what, err)
+		return fmt.Errorf("%s: %v", spec.Target(), err)
 	}
-	return e.emitTable(cmd, res.Table(), cf)
+	runs.Command = command
+	return e.emitTable(cmd, runs.Table(), cf)
 }

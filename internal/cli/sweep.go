@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
@@ -58,7 +59,7 @@ work in every run.`,
 	}
 	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "200"}, "GOGC values to compare, the first the baseline (numbers or off)")
 	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
-	cmd.Flags().IntVar(&count, "count", compare.DefaultCount, "runs per setting")
+	cmd.Flags().IntVar(&count, "count", collect.DefaultSweepCount, "runs per setting")
 	cf.register(cmd)
 	return cmd
 }
@@ -114,7 +115,7 @@ func (p *runProgress) update(done, total int, s pacer.Setting) {
 		fmt.Fprintf(p.w, "\r\x1b[K")
 		return
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s: run %d of %d (%s)", p.what, done+1, total, compare.SettingLabel(s))
+	fmt.Fprintf(p.w, "\r\x1b[K%s: run %d of %d (%s)", p.what, done+1, total, s)
 }
 
 func (p *runProgress) done() {
@@ -134,22 +135,34 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 	ctx, stop := interruptible()
 	defer stop()
 	pr := newRunProgress(e.stderr, "sweep")
-	res, err := compare.Sweep(ctx, compare.SweepSpec{
+	runs := compare.NewSweepRuns(args, settings)
+	failures, err := collect.Sweep(ctx, collect.SweepSpec{
 		Path: args[0], Args: args[1:], Settings: settings, Count: count,
 		Progress: pr.update, ToolVersion: version(),
+	}, func(r *collect.SettingRun) error {
+		return runs.Add(r.Setting, measured(r))
 	})
 	pr.done()
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
 	}
-	for _, f := range res.Failures {
+	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v (this setting was not run again)\n", strings.Join(args, " "), f)
 	}
-	if err := e.emitTable(cmd, res.Table(), cf); err != nil {
+	if err := e.emitTable(cmd, runs.Table(), cf); err != nil {
 		return err
 	}
-	if len(res.Failures) > 0 {
+	if len(failures) > 0 {
 		return &exitError{code: ExitError}
 	}
 	return nil
+}
+
+// measured is what collect gathered from a run, as compare reads it.
+func measured(r *collect.SettingRun) compare.Measured {
+	return compare.Measured{
+		GCTracePath: r.Result.GCTracePath, OutputPath: r.OutputPath,
+		Wall: r.Result.Duration, CPU: r.Result.CPU, PeakRSS: r.Result.PeakRSS,
+		GoVersion: r.Result.GoVersion,
+	}
 }

@@ -1,0 +1,249 @@
+package collect
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/gcdoctor/gcdoctor/pacer"
+)
+
+// DefaultSweepCount is how many times Sweep runs the program under each
+// setting when SweepSpec.Count is zero: five runs a side is the fewest
+// with which the U test can find a difference significant with room to
+// spare (four is the bare minimum at p < 0.05).
+const DefaultSweepCount = 5
+
+// SweepSpec describes a program to run under several GC settings.
+type SweepSpec struct {
+	// Path and Args are the program and its arguments, as for Spec.
+	Path string
+	Args []string
+	// Env is the program's environment; nil means os.Environ(). GOGC and
+	// GOMEMLIMIT are replaced by each setting's (an inherited GOMEMLIMIT is
+	// removed for settings without a limit), and gctrace=1 is added to
+	// GODEBUG.
+	Env []string
+	// Dir is the program's working directory; "" means the current one.
+	Dir string
+	// Settings are the GC settings to run under; the first is the
+	// baseline.
+	Settings []pacer.Setting
+	// Count is the number of runs per setting; zero means
+	// DefaultSweepCount.
+	Count int
+	// Stdout and Stderr receive the program's output; nil discards it.
+	Stdout, Stderr io.Writer
+	// Progress, when set, is called before each run with the number of
+	// runs done, the total and the setting about to run.
+	Progress func(done, total int, s pacer.Setting)
+	// ToolVersion is recorded in each run's metadata.
+	ToolVersion string
+}
+
+// SettingRun is one run of a program under one setting of a sweep or a
+// bench, handed to the caller as soon as it has run, so that only one
+// run's output is ever kept.
+type SettingRun struct {
+	// Setting is the index of the run's setting in the spec's Settings.
+	Setting int
+	// Run numbers the run among those of its setting, from 1.
+	Run int
+	// Result is what Run gathered. Its GCTracePath is removed once the
+	// callback returns.
+	Result *Result
+	// OutputPath is the file holding the test binary's standard output,
+	// with its benchmark results; set by Bench only, and removed once the
+	// callback returns.
+	OutputPath string
+}
+
+// Failure is a run of a sweep that failed: the program could not be
+// started, exited with a non-zero status, or its run was rejected by the
+// caller (a run without a GC cycle, for one).
+type Failure struct {
+	Setting pacer.Setting
+	Run     int // 1-based
+	Err     error
+}
+
+func (f Failure) Error() string {
+	return fmt.Sprintf("%s, run %d: %v", f.Setting, f.Run, f.Err)
+}
+
+func (f Failure) Unwrap() error { return f.Err }
+
+// SettingEnv returns env with GOGC and GOMEMLIMIT set to s: an inherited
+// GOMEMLIMIT is removed when s has no limit, so that it does not apply to
+// a setting that means none.
+func SettingEnv(env []string, s pacer.Setting) []string {
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	gogc := "off"
+	if s.GOGC >= 0 {
+		gogc = strconv.Itoa(s.GOGC)
+	}
+	out = append(out, "GOGC="+gogc)
+	if s.MemoryLimit > 0 {
+		out = append(out, "GOMEMLIMIT="+pacer.GOMEMLIMIT(s.MemoryLimit))
+	}
+	return out
+}
+
+// Sweep runs the program Count times under each setting and hands every
+// run that exited with status 0 to each, which reads what it needs before
+// returning. The settings are interleaved (A B C A B C …) rather than run
+// in blocks, so that a drift of the machine (thermal throttling, a noisy
+// neighbour) touches every setting alike instead of biasing a comparison.
+//
+// A run that fails (it cannot be started, it exits with a non-zero status,
+// or each returns an error for it) is recorded in the failures returned,
+// with its exit status and the last line of its output, and its setting is
+// not run again: a failing program's figures compare nothing, but the other
+// settings' still do. Sweep returns an error when ctx is cancelled, and
+// the first failure when every setting failed.
+func Sweep(ctx context.Context, s SweepSpec, each func(*SettingRun) error) ([]Failure, error) {
+	if len(s.Settings) == 0 {
+		return nil, errors.New("no settings to compare")
+	}
+	count := s.Count
+	if count <= 0 {
+		count = DefaultSweepCount
+	}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	var failures []Failure
+	total := count * len(s.Settings)
+	done := 0
+	failed := make([]bool, len(s.Settings))
+	for rep := range count {
+		for i, set := range s.Settings {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if failed[i] {
+				done++
+				continue
+			}
+			if s.Progress != nil {
+				s.Progress(done, total, set)
+			}
+			run := &SettingRun{Setting: i, Run: rep + 1}
+			if err := s.runOnce(ctx, env, run, each); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				failed[i] = true
+				failures = append(failures, Failure{Setting: set, Run: rep + 1, Err: err})
+			}
+			done++
+		}
+	}
+	if s.Progress != nil {
+		s.Progress(done, total, s.Settings[len(s.Settings)-1])
+	}
+	if len(failures) == len(s.Settings) {
+		return nil, failures[0]
+	}
+	return failures, nil
+}
+
+// runOnce runs the program once under run's setting and hands the run to
+// each.
+func (s *SweepSpec) runOnce(ctx context.Context, env []string, run *SettingRun, each func(*SettingRun) error) error {
+	cr, err := Run(ctx, Spec{
+		Path: s.Path, Args: s.Args, Env: SettingEnv(env, s.Settings[run.Setting]), Dir: s.Dir,
+		Stdout: s.Stdout, Stderr: s.Stderr, ToolVersion: s.ToolVersion,
+	})
+	if cr == nil {
+		return err
+	}
+	defer cr.Cleanup()
+	if err != nil {
+		return err
+	}
+	if cr.ExitCode != 0 {
+		msg := fmt.Sprintf("exit status %d", cr.ExitCode)
+		if last := lastOutputLine(cr.GCTracePath); last != "" {
+			msg += ": " + last
+		}
+		return errors.New(msg)
+	}
+	run.Result = cr
+	return each(run)
+}
+
+// maxLastLine bounds the line a failure quotes from the program's output.
+const maxLastLine = 200
+
+// lastOutputLine returns the last line of the program's standard error
+// that is not a gctrace line: usually why it failed.
+func lastOutputLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var last string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || strings.HasPrefix(l, "gc ") || strings.HasPrefix(l, "scvg") || strings.HasPrefix(l, "scav") || gcFragment(l) {
+			continue
+		}
+		last = l
+	}
+	return quotable(last)
+}
+
+// quotable makes a line of the program's output fit to quote in an error
+// message: a tab becomes a space and other control characters, which
+// could drive the terminal the message is printed on, U+FFFD; a long line
+// is cut at maxLastLine bytes.
+func quotable(l string) string {
+	l = strings.Map(func(r rune) rune {
+		if r == '\t' {
+			return ' '
+		}
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, l)
+	if len(l) <= maxLastLine {
+		return l
+	}
+	cut := maxLastLine
+	for cut > 0 && !utf8.RuneStart(l[cut]) {
+		cut--
+	}
+	return l[:cut] + "…"
+}
+
+// gcFragment reports whether a line is a piece of a gctrace line: the
+// runtime prints a line in several writes, and a program that exits while
+// the collector prints leaves the tail ("MB, 4 MB goal, …, 2 P") on a line
+// of its own, or the program's own message cuts a gc line in two.
+func gcFragment(l string) bool {
+	for _, m := range []string{"MB goal", "MB stacks", "ms clock", "ms cpu", "MB, ", " P (forced)", "s 0%", "%: "} {
+		if strings.Contains(l, m) {
+			return true
+		}
+	}
+	return strings.HasSuffix(l, " P") || strings.HasSuffix(l, "MB") || strings.HasSuffix(l, " MB,")
+}

@@ -1,0 +1,190 @@
+package compare
+
+import (
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/pacer"
+)
+
+const realLogs = "../pacer/testdata/real/"
+
+// TestSweepRuns feeds SweepRuns the gctrace logs of real runs of one
+// program at GOGC=100 and GOGC=400, as collect would hand them over.
+func TestSweepRuns(t *testing.T) {
+	settings := []pacer.Setting{{GOGC: 100}, {GOGC: 400}}
+	r := NewSweepRuns([]string{"./json-marshal"}, settings)
+	add := func(i int, log string, cpu time.Duration) {
+		t.Helper()
+		m := Measured{GCTracePath: realLogs + log, Wall: 1500 * time.Millisecond, CPU: cpu,
+			PeakRSS: 64 << 20, GoVersion: "go1.26.0"}
+		if err := r.Add(i, m); err != nil {
+			t.Fatalf("Add(%d, %s): %v", i, log, err)
+		}
+	}
+	add(0, "json-marshal.gogc100.r1.log", 2*time.Second)
+	add(1, "json-marshal.gogc400.r1.log", time.Second)
+	add(0, "json-marshal.gogc100.r2.log", 2*time.Second)
+	add(1, "json-marshal.gogc400.r2.log", time.Second)
+
+	if len(r.Runs[0]) != 2 || len(r.Runs[1]) != 2 || r.GoVersion != "go1.26.0" {
+		t.Fatalf("runs %+v, go version %q", r.Runs, r.GoVersion)
+	}
+	if got := r.Runs[0][0]; got.GCCount != 106 || got.WallS != 1.5 || got.CPUS != 2 || got.PeakRSS != 64<<20 {
+		t.Errorf("first run %+v", got)
+	}
+	if r.Model == nil {
+		t.Fatalf("no model fitted from the first run: %v", r.ModelErr)
+	}
+
+	tab := r.Table()
+	if !slices.Equal(tab.Columns, []string{"GOGC=100", "GOGC=400"}) || tab.Kind != "sweep" || tab.Title != "sweep of ./json-marshal" {
+		t.Errorf("table header: %q %q %q", tab.Kind, tab.Title, tab.Columns)
+	}
+	gc := tab.Find("", MetricGCCount.Name)
+	if gc == nil || gc.Cells[0].Predicted == nil || gc.Cells[1].Predicted == nil {
+		t.Fatalf("GC count row without predictions: %+v", gc)
+	}
+	if gc.Cells[1].Predicted.Value >= gc.Cells[0].Predicted.Value {
+		t.Errorf("predicted GC count at GOGC=400 (%v) not below GOGC=100 (%v)", gc.Cells[1].Predicted.Value, gc.Cells[0].Predicted.Value)
+	}
+	if !containsPrefix(tab.Notes, "Each setting ran 2 times") || !containsPrefix(tab.Notes, "CPU time is user plus system time") {
+		t.Errorf("notes %q", tab.Notes)
+	}
+
+	// A run whose CPU time is unknown says so in a note.
+	add(1, "json-marshal.gogc400.r3.log", -1)
+	if notes := r.Table().Notes; !slices.Contains(notes, "CPU time could not be measured on this system.") {
+		t.Errorf("notes %q", notes)
+	}
+}
+
+func TestSweepRunsRejects(t *testing.T) {
+	tests := []struct {
+		name    string
+		setting int
+		trace   string
+		want    string
+	}{
+		{"no cycle", 0, "testdata/notbench.txt", "no GC cycle in its output"},
+		{"missing gctrace", 0, "testdata/no-such-file.log", "no such file"},
+		{"no such setting", 2, realLogs + "json-marshal.gogc100.r1.log", "no setting 2 among 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewSweepRuns([]string{"prog"}, []pacer.Setting{{GOGC: 100}, {GOGC: 200}})
+			err := r.Add(tt.setting, Measured{GCTracePath: tt.trace, CPU: -1})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Add: %v, want %q", err, tt.want)
+			}
+			if len(r.Runs[0])+len(r.Runs[1]) != 0 {
+				t.Errorf("a rejected run was kept: %+v", r.Runs)
+			}
+		})
+	}
+}
+
+// TestBenchRuns feeds BenchRuns the benchmark output of before.txt and
+// after.txt as two settings' runs.
+func TestBenchRuns(t *testing.T) {
+	settings := []pacer.Setting{{GOGC: 100}, {GOGC: 400}}
+	r := NewBenchRuns("./benchsrc", ".", settings, 1, true)
+	r.Command = []string{"/tmp/x/pkg.test", "-test.run=^$", "-test.bench=."}
+	if err := r.Add(0, Measured{OutputPath: "testdata/before.txt", GCTracePath: realLogs + "json-marshal.gogc100.r1.log", CPU: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	// A run that never collected has unknown GC figures, not a failure.
+	if err := r.Add(1, Measured{OutputPath: "testdata/after.txt", GCTracePath: "testdata/notbench.txt", CPU: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Model == nil {
+		t.Errorf("no model from the first run: %v", r.ModelErr)
+	}
+	if !math.IsNaN(r.Runs[1][0].GCCount) || r.Runs[0][0].GCCount != 106 {
+		t.Errorf("GC counts %v and %v", r.Runs[0][0].GCCount, r.Runs[1][0].GCCount)
+	}
+	tab := r.Table()
+	if tab.Title != "bench ./benchsrc -test.run=^$ -test.bench=." {
+		t.Errorf("title %q", tab.Title)
+	}
+	join := tab.Find("Join-2", "sec/op")
+	if join == nil || join.Cells[1].Delta == nil || !join.Cells[1].Delta.Significant {
+		t.Errorf("Join-2 sec/op: %+v", join)
+	}
+	if gc := tab.Find("", MetricGCCount.Name); gc == nil || gc.Cells[0].Predicted == nil {
+		t.Errorf("GC count row without a prediction: %+v", gc)
+	}
+}
+
+func TestBenchRunsRejects(t *testing.T) {
+	settings := []pacer.Setting{{GOGC: 100}, {GOGC: 400}}
+	tests := []struct {
+		name      string
+		out, gc   string
+		want      string
+		wantModel error
+	}{
+		{"nothing matched", "testdata/notbench.txt", "testdata/notbench.txt", `no benchmark matches "Nothing"`, gctrace.ErrNoCycles},
+		{"missing output", "testdata/no-such-file.txt", realLogs + "json-marshal.gogc100.r1.log", "GOGC=100, run 1 of 3: open testdata/no-such-file.txt", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewBenchRuns("./benchsrc", "Nothing", settings, 3, true)
+			err := r.Add(0, Measured{OutputPath: tt.out, GCTracePath: tt.gc})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Add: %v, want %q", err, tt.want)
+			}
+			if !errors.Is(r.ModelErr, tt.wantModel) || (tt.wantModel == nil && r.ModelErr != nil) {
+				t.Errorf("model error %v, want %v", r.ModelErr, tt.wantModel)
+			}
+		})
+	}
+}
+
+func containsPrefix(list []string, prefix string) bool {
+	return slices.ContainsFunc(list, func(s string) bool { return strings.HasPrefix(s, prefix) })
+}
+
+// TestRunsNothing keeps compare to statistics: it reads what collect
+// gathered and must not be able to run a program itself, on any system.
+func TestRunsNothing(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to list the dependencies")
+	}
+	forbidden := []string{"github.com/gcdoctor/gcdoctor/collect", "os/exec"}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		t.Run(goos, func(t *testing.T) {
+			cfg := &packages.Config{Mode: packages.NeedName | packages.NeedImports | packages.NeedDeps,
+				Env: append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0"), Tests: false}
+			pkgs, err := packages.Load(cfg, ".")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+				t.Fatalf("loading compare: %v", pkgs)
+			}
+			seen := map[string]bool{}
+			packages.Visit(pkgs, func(p *packages.Package) bool {
+				seen[p.PkgPath] = true
+				return true
+			}, nil)
+			if !seen["github.com/gcdoctor/gcdoctor/pacer"] {
+				t.Fatalf("the dependency graph lacks pacer, which compare imports: %d packages", len(seen))
+			}
+			for _, f := range forbidden {
+				if seen[f] {
+					t.Errorf("compare depends on %s (GOOS=%s)", f, goos)
+				}
+			}
+		})
+	}
+}
