@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gcdoctor/gcdoctor/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -263,7 +265,7 @@ func isKindName(k string) bool {
 // own documentation; -update rewrites it.
 func TestCatalogue(t *testing.T) {
 	const path = "../../docs/rules.md"
-	got := catalogue()
+	got := report.Catalogue()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

@@ -38,3 +38,13 @@ func (p *progress) done() {
 		fmt.Fprintf(p.w, "\r\x1b[K")
 	}
 }
+
+// say shows what a long task is doing, in place of the last message, once
+// it has taken more than a second.
+func (p *progress) say(what string) {
+	if !p.tty || time.Since(p.start) < time.Second {
+		return
+	}
+	p.shown = true
+	fmt.Fprintf(p.w, "\r\x1b[K%s: %s", p.name, what)
+}

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/report"
 	"github.com/gcdoctor/gcdoctor/workers"
 )
 
@@ -75,6 +75,9 @@ Without --group, the busiest group of the program's goroutines is sized.`,
   gcdoctor workers --group main.worker --utilization 0.8 trace.out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !(util > 0 && util <= 1) {
+				return &usageError{fmt.Errorf("--utilization must be more than 0 and at most 1, not %v", util)}
+			}
 			set, res, err := e.loadTrace(cmd, args[0])
 			if err != nil {
 				return err
@@ -82,13 +85,7 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 			var g *exectrace.Group
 			if group != "" {
 				if g = res.Group(group); g == nil {
-					var names []string
-					for _, x := range res.Groups {
-						if !x.Runtime {
-							names = append(names, x.Name)
-						}
-					}
-					return &usageError{fmt.Errorf("no goroutine group %q in %s; groups: %s", group, args[0], strings.Join(names, ", "))}
+					return &usageError{fmt.Errorf("no goroutine group %q in %s; groups: %s", group, args[0], report.GroupNames(res))}
 				}
 			} else {
 				for i := range res.Groups {
@@ -101,22 +98,13 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 					return fmt.Errorf("%s: no goroutines of the program in the trace", args[0])
 				}
 			}
-			rec := workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})
+			wr := &report.Workers{Trace: args[0], Group: g, Partial: res.Partial,
+				Recommendation: workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				return e.failed(set, writeWorkersJSON(out, g, rec))
+				return e.failed(set, report.WorkersJSON(out, wr, version()))
 			}
-			fmt.Fprintf(out, "gcdoctor workers: %s in %s\n\n", g.Name, args[0])
-			fmt.Fprintf(out, "  now            %d goroutines\n", g.Count)
-			fmt.Fprintf(out, "  recommended    %d workers (range %d–%d)\n\n", rec.Workers, rec.Range[0], rec.Range[1])
-			fmt.Fprintf(out, "  running (C)    %s ms\n", fmtMS(g.RunningMS))
-			fmt.Fprintf(out, "  waiting (W)    %s ms   syscalls, network, sleep\n", fmtMS(rec.Inputs.Syscall.Seconds()*1000+rec.Inputs.IO.Seconds()*1000))
-			fmt.Fprintf(out, "  runnable       %s ms   waiting for a CPU: not part of W\n", fmtMS(g.RunnableMS))
-			fmt.Fprintf(out, "  GOMAXPROCS     %d, target utilization %s\n\n", rec.GOMAXPROCS, fmtMS(rec.Utilization))
-			for _, s := range rec.Explanation {
-				wrapTo(out, "  ", s, 80)
-			}
-			return e.failed(set, nil)
+			return e.failed(set, report.WorkersText(out, wr, report.TextOptions{Color: e.useColor("auto", out), Width: 80}))
 		},
 	}
 	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")
@@ -124,8 +112,4 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 	cmd.Flags().BoolVar(&chanWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recommendation as JSON")
 	return cmd
-}
-
-func fmtMS(v float64) string {
-	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
 }

@@ -1,0 +1,85 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/workers"
+)
+
+// Workers is a worker-count recommendation for one goroutine group of a
+// trace (gcdoctor workers).
+type Workers struct {
+	Trace          string // the trace file
+	Group          *exectrace.Group
+	Recommendation workers.Recommendation
+	// Partial is set when the trace was cut short: the recommendation
+	// rests on what could be read.
+	Partial bool
+}
+
+// WorkersText writes the recommendation and the time split it rests on.
+func WorkersText(w io.Writer, wr *Workers, opt TextOptions) error {
+	if opt.Width <= 0 {
+		opt.Width = 80
+	}
+	t := &textWriter{w: w, opt: opt}
+	g, rec := wr.Group, wr.Recommendation
+	t.printf("%s %s in %s\n", t.style(ansiBold, "gcdoctor workers:"), g.Name, truncateLeft(wr.Trace, max(opt.Width-22-runeLen(g.Name), 12)))
+	if wr.Partial {
+		t.wrap("  ", "  ", t.style(ansiYellow, "PARTIAL: the trace is cut short; the time split covers what could be read."))
+	}
+	t.printf("\n")
+	row := func(label, value, note string) {
+		t.printf("  %-14s %s", label, value)
+		if note != "" {
+			t.printf("   %s", t.style(ansiDim, note))
+		}
+		t.printf("\n")
+	}
+	row("now", plural(g.Count, "goroutine"), "")
+	row("recommended", fmt.Sprintf("%s (range %d–%d)", plural(rec.Workers, "worker"), rec.Range[0], rec.Range[1]), "")
+	t.printf("\n")
+	row("running (C)", fmtNum(g.RunningMS)+" ms", "")
+	row("waiting (W)", fmtNum(rec.Inputs.Syscall.Seconds()*1000+rec.Inputs.IO.Seconds()*1000)+" ms", "syscalls, network, sleep")
+	row("runnable", fmtNum(g.RunnableMS)+" ms", "waiting for a CPU: not part of W")
+	row("GOMAXPROCS", fmt.Sprintf("%d, target utilization %s", rec.GOMAXPROCS, fmtNum(rec.Utilization)), "")
+	t.printf("\n")
+	for _, s := range rec.Explanation {
+		t.wrap("  ", "  ", s)
+	}
+	return t.err
+}
+
+// WorkersJSON writes the recommendation as JSON (docs/json.md).
+func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
+	g, r := wr.Group, wr.Recommendation
+	doc := object{{"schema_version", WorkersSchemaVersion}, {"tool", "gcdoctor"}}
+	if toolVersion != "" {
+		doc = append(doc, field{"tool_version", toolVersion})
+	}
+	doc = append(doc, field{"trace", wr.Trace}, field{"partial", wr.Partial}, field{"group", g.Name}, field{"count", g.Count},
+		field{"workers", r.Workers}, field{"range", r.Range}, field{"gomaxprocs", r.GOMAXPROCS},
+		field{"utilization", r.Utilization}, field{"wait_ratio", num(r.WaitRatio)}, field{"queue_ratio", num(r.QueueRatio)},
+		field{"explanation", nonNil(r.Explanation)})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
+}
+
+// WorkersSchemaVersion is the version of the document WorkersJSON writes.
+const WorkersSchemaVersion = 1
+
+// GroupNames lists the program's goroutine groups of a trace, for a message
+// that says which there are.
+func GroupNames(r *exectrace.Result) string {
+	var names []string
+	for _, g := range r.UserGroups() {
+		names = append(names, g.Name)
+	}
+	return strings.Join(names, ", ")
+}
