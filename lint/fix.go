@@ -106,7 +106,6 @@ func (o *fileOwners) whyNot(file string) string {
 	if why, done := o.stat[file]; done {
 		return why
 	}
-	why = ""
 	if st, err := os.Stat(file); err != nil {
 		why = err.Error()
 	} else if st.Mode().Perm()&0o222 == 0 {
@@ -172,7 +171,7 @@ func planFixes(diags []Diagnostic, whyNot func(file string) string) *fixPlan {
 		}
 		var files []string
 		for _, e := range fix.Edits {
-			if !containsString(files, e.File) {
+			if !slices.Contains(files, e.File) {
 				files = append(files, e.File)
 			}
 			if p.has(e) {
@@ -208,15 +207,6 @@ func (p *fixPlan) overlaps(fix Fix) bool {
 func (p *fixPlan) has(e Edit) bool {
 	for _, a := range p.edits[e.File] {
 		if e.Offset == a.Offset && e.End == a.End && e.NewText == a.NewText {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}
