@@ -46,7 +46,7 @@ type resultCache struct {
 }
 
 const (
-	cacheVersion = "gcdoctor-lint-cache-1"
+	cacheVersion = "gcdoctor-lint-cache-2"
 	// Entries not used for cacheMaxAge are removed, checked at most once
 	// per cacheTrimInterval; an entry's modification time is refreshed on
 	// use at most once per cacheTouchInterval.

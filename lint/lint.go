@@ -9,10 +9,7 @@
 package lint
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"go/format"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -78,8 +75,9 @@ type Options struct {
 	// Analyzers to run; nil means Analyzers().
 	Analyzers []*analysis.Analyzer
 	// Fix applies the first suggested fix of every diagnostic to the files
-	// (edits that overlap an earlier accepted fix are skipped) and gofmts
-	// the result.
+	// of the main module (edits that overlap an earlier accepted fix are
+	// skipped, see Result.Skipped) and gofmts the result. Files are
+	// replaced atomically.
 	Fix bool
 	// Tests also loads test packages. The checks skip _test.go files, so
 	// this only matters for code in non-test files of test variants.
@@ -103,6 +101,11 @@ type Diagnostic struct {
 	Severity string `json:"severity,omitempty"` // "warning" (default) or "info"
 	// SuggestedFixes are the mechanical rewrites that address the finding.
 	SuggestedFixes []Fix `json:"suggested_fixes,omitempty"`
+	// NoFix says why the check's fix is not offered (the lines it edits
+	// are rewritten by cgo, say); empty when there is none to refuse.
+	NoFix string `json:"no_fix,omitempty"`
+	// Fixed is set when Options.Fix applied the first suggested fix.
+	Fixed bool `json:"fixed,omitempty"`
 }
 
 // Fix is a suggested fix: a set of edits to apply together.
@@ -134,6 +137,10 @@ type Result struct {
 	AnalysisErrors []string `json:"analysis_errors,omitempty"`
 	// Fixed lists the files rewritten when Options.Fix is set.
 	Fixed []string `json:"fixed_files,omitempty"`
+	// Skipped lists, when Options.Fix is set, the files with fixes left
+	// out and why: outside the main module, read-only, not placeable in
+	// the file on disk, or overlapping another fix.
+	Skipped []SkippedFile `json:"skipped_files,omitempty"`
 }
 
 // Run loads the packages matching patterns (default "./...") in dir, runs
@@ -207,7 +214,6 @@ func Run(dir string, patterns []string, opts Options) (*Result, error) {
 				continue // the same file in a package and its test variant
 			}
 			seen[key] = true
-			diag.File = relativize(absDir, diag.File)
 			res.Diagnostics = append(res.Diagnostics, diag)
 		}
 	}
@@ -230,128 +236,30 @@ func Run(dir string, patterns []string, opts Options) (*Result, error) {
 		}
 		return a.Rule < b.Rule
 	})
+	var fixErr error
 	if opts.Fix {
-		fixed, err := applyFixes(res.Diagnostics)
-		for _, f := range fixed {
-			res.Fixed = append(res.Fixed, relativize(absDir, f))
-		}
-		if err != nil {
-			return res, err
-		}
+		plan := planFixes(res.Diagnostics, owners(pkgs).whyNot)
+		res.Fixed, fixErr = plan.apply(res.Diagnostics)
+		res.Skipped = plan.skipped
 	}
-	// Edit paths are absolute for applying; report them like File.
+	// Paths are absolute for applying fixes; report them relative to dir.
 	for i := range res.Diagnostics {
-		for j := range res.Diagnostics[i].SuggestedFixes {
-			for k := range res.Diagnostics[i].SuggestedFixes[j].Edits {
-				e := &res.Diagnostics[i].SuggestedFixes[j].Edits[k]
+		d := &res.Diagnostics[i]
+		d.File = relativize(absDir, d.File)
+		for j := range d.SuggestedFixes {
+			for k := range d.SuggestedFixes[j].Edits {
+				e := &d.SuggestedFixes[j].Edits[k]
 				e.File = relativize(absDir, e.File)
 			}
 		}
 	}
-	return res, nil
-}
-
-// applyFixes applies the first fix of each diagnostic, skipping fixes that
-// overlap an accepted one, and gofmts the changed files.
-func applyFixes(diags []Diagnostic) ([]string, error) {
-	type edit struct {
-		Edit
-		seq int
+	for i := range res.Fixed {
+		res.Fixed[i] = relativize(absDir, res.Fixed[i])
 	}
-	perFile := map[string][]edit{}
-	accepted := map[string][]edit{}
-	seq := 0
-	for _, d := range diags {
-		if len(d.SuggestedFixes) == 0 {
-			continue
-		}
-		fix := d.SuggestedFixes[0]
-		conflict := false
-		for _, e := range fix.Edits {
-			for _, a := range accepted[e.File] {
-				if e.Offset < a.End && a.Offset < e.End {
-					conflict = true
-				}
-				if e.Offset == a.Offset && e.End == a.End && e.NewText == a.NewText {
-					continue
-				}
-				if e.Offset == e.End && a.Offset == a.End {
-					continue // two insertions at one point: keep both
-				}
-				if e.Offset == a.Offset && (e.Offset == e.End) != (a.Offset == a.End) {
-					conflict = true
-				}
-			}
-		}
-		if conflict {
-			continue
-		}
-		for _, e := range fix.Edits {
-			dup := false
-			for _, a := range accepted[e.File] {
-				if e.Offset == a.Offset && e.End == a.End && e.NewText == a.NewText {
-					dup = true // an identical edit (the same import) from another fix
-				}
-			}
-			if dup {
-				continue
-			}
-			seq++
-			accepted[e.File] = append(accepted[e.File], edit{e, seq})
-			perFile[e.File] = append(perFile[e.File], edit{e, seq})
-		}
+	for i := range res.Skipped {
+		res.Skipped[i].File = relativize(absDir, res.Skipped[i].File)
 	}
-	var files []string
-	for f := range perFile {
-		files = append(files, f)
-	}
-	sort.Strings(files)
-	var errs []error
-	var fixed []string
-	for _, f := range files {
-		edits := perFile[f]
-		sort.SliceStable(edits, func(i, j int) bool {
-			if edits[i].Offset != edits[j].Offset {
-				return edits[i].Offset < edits[j].Offset
-			}
-			return edits[i].seq < edits[j].seq
-		})
-		src, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		var out bytes.Buffer
-		last := 0
-		for _, e := range edits {
-			if e.Offset < last || e.End > len(src) {
-				continue
-			}
-			out.Write(src[last:e.Offset])
-			out.WriteString(e.NewText)
-			last = e.End
-		}
-		out.Write(src[last:])
-		formatted, err := format.Source(out.Bytes())
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: fixed code does not parse, file left unchanged: %v", f, err))
-			continue
-		}
-		if err := writeFileKeepMode(f, formatted); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		fixed = append(fixed, f)
-	}
-	return fixed, errors.Join(errs...)
-}
-
-func writeFileKeepMode(name string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(name); err == nil {
-		mode = st.Mode().Perm()
-	}
-	return os.WriteFile(name, data, mode)
+	return res, fixErr
 }
 
 // relativize shortens paths under dir in s.

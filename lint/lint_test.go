@@ -44,8 +44,14 @@ func TestAnalyzers(t *testing.T) {
 // copyModule copies testdata/mod to a temporary directory.
 func copyModule(t *testing.T) string {
 	t.Helper()
+	return copyTestdata(t, "mod")
+}
+
+// copyTestdata copies testdata/name to a temporary directory.
+func copyTestdata(t *testing.T, name string) string {
+	t.Helper()
 	dst := t.TempDir()
-	src := filepath.Join("testdata", "mod")
+	src := filepath.Join("testdata", name)
 	err := filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
 		if err != nil {
 			return err

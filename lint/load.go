@@ -245,7 +245,11 @@ func checkPackage(p *packages.Package, fset *token.FileSet, imp *exportImporter,
 		res.analysisErrors = append(res.analysisErrors, err.Error())
 		return res
 	}
-	res.diags, res.analysisErrors = collect(graph.Roots, generatedFiles(p))
+	files := newSourceFiles()
+	for i, name := range p.CompiledGoFiles {
+		files.add(name, srcs[i])
+	}
+	res.diags, res.analysisErrors = collect(graph.Roots, generatedFiles(p), files)
 	// The syntax and types are no longer needed: let the collector have them.
 	p.Syntax, p.TypesInfo, p.Types = nil, nil, nil
 	if cache != nil && key != (cacheKey{}) && len(p.Errors) == 0 && len(res.analysisErrors) == 0 {
@@ -288,9 +292,10 @@ func checkFromSource(cfg *packages.Config, patterns []string, analyzers []*analy
 	if err != nil {
 		return nil, err
 	}
+	files := newSourceFiles()
 	for _, act := range graph.Roots {
 		r := &results[index[act.Package]]
-		diags, errs := collect([]*checker.Action{act}, generated)
+		diags, errs := collect([]*checker.Action{act}, generated, files)
 		r.diags = append(r.diags, diags...)
 		r.analysisErrors = append(r.analysisErrors, errs...)
 	}
@@ -324,8 +329,10 @@ func generatedFiles(p *packages.Package) map[string]bool {
 }
 
 // collect converts the diagnostics of actions, leaving out those in
-// generated files. File names stay absolute.
-func collect(actions []*checker.Action, generated map[string]bool) (diags []Diagnostic, analysisErrors []string) {
+// generated files, and carries their fixes over to the files on disk (see
+// fixpos.go); files supplies the content of the files. File names stay
+// absolute.
+func collect(actions []*checker.Action, generated map[string]bool, files *sourceFiles) (diags []Diagnostic, analysisErrors []string) {
 	for _, act := range actions {
 		if act.Err != nil {
 			analysisErrors = append(analysisErrors, fmt.Sprintf("%s: %v", act, act.Err))
@@ -333,10 +340,12 @@ func collect(actions []*checker.Action, generated map[string]bool) (diags []Diag
 		}
 		fset := act.Package.Fset
 		for _, d := range act.Diagnostics {
-			pos := fset.Position(d.Pos)
-			if generated[pos.Filename] {
+			// Whether a file is generated is a property of the file
+			// read, not of the one a //line directive names.
+			if generated[fset.PositionFor(d.Pos, false).Filename] {
 				continue
 			}
+			pos := fset.Position(d.Pos)
 			diag := Diagnostic{
 				Rule:     act.Analyzer.Name,
 				File:     pos.Filename,
@@ -350,15 +359,25 @@ func collect(actions []*checker.Action, generated map[string]bool) (diags []Diag
 			}
 			for _, sf := range d.SuggestedFixes {
 				fix := Fix{Message: sf.Message}
+				whyNot := ""
 				for _, e := range sf.TextEdits {
-					start := fset.Position(e.Pos)
-					end := start
-					if e.End.IsValid() {
-						end = fset.Position(e.End)
+					edit, why := files.mapEdit(fset, e)
+					if why != "" {
+						whyNot = why
+						break
 					}
-					fix.Edits = append(fix.Edits, Edit{File: start.Filename, Offset: start.Offset, End: end.Offset, NewText: string(e.NewText)})
+					fix.Edits = append(fix.Edits, edit)
+				}
+				if whyNot != "" {
+					if diag.NoFix == "" {
+						diag.NoFix = whyNot
+					}
+					continue
 				}
 				diag.SuggestedFixes = append(diag.SuggestedFixes, fix)
+			}
+			if len(diag.SuggestedFixes) > 0 {
+				diag.NoFix = ""
 			}
 			diags = append(diags, diag)
 		}

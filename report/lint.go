@@ -23,7 +23,8 @@ func LintJSON(w io.Writer, r *lint.Result, toolVersion string) error {
 		Diagnostics   []lint.Diagnostic   `json:"diagnostics"`
 		Broken        []lint.PackageError `json:"broken_packages"`
 		Fixed         []string            `json:"fixed_files"`
-	}{LintSchemaVersion, "gcdoctor", toolVersion, nonNil(r.Diagnostics), nonNil(r.Broken), nonNil(r.Fixed)}
+		Skipped       []lint.SkippedFile  `json:"skipped_files,omitempty"`
+	}{LintSchemaVersion, "gcdoctor", toolVersion, nonNil(r.Diagnostics), nonNil(r.Broken), nonNil(r.Fixed), r.Skipped}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -1,22 +1,44 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
+// lintFormats are what lint's --format accepts: lint prints its own
+// document rather than a diagnosis, so markdown and HTML are not among
+// them.
+var lintFormats = []string{"text", "json", "sarif"}
+
+// maxSkippedNotes bounds the notes on fixes left out printed to standard
+// error; the JSON report lists them all.
+const maxSkippedNotes = 20
+
+// lintFlags are lint's flags.
+type lintFlags struct {
+	rf         reportFlags // color, fail-on, width; format and output below
+	json       bool
+	format     string
+	output     string
+	sarifAlias string // --sarif FILE, the older spelling of --format sarif -o FILE
+	fix, tests bool
+	dir        string
+	tags       []string
+}
+
 func newLintCmd(e *env) *cobra.Command {
-	var rf reportFlags
-	var fix, tests bool
-	var sarif, dir string
-	var tags []string
+	var f lintFlags
 	cmd := &cobra.Command{
 		Use:   "lint [PATTERNS]",
 		Short: "Find code that makes garbage: the GC anti-patterns, with fixes",
@@ -26,71 +48,186 @@ of known length, string += in loops, large buffers per request, io.Copy's
 hidden buffer, unbounded goroutines per item, sync.Pool.Put of non-pointers,
 runtime.GC on hot paths, values too large for the stack, fmt for simple
 conversions, and regexps compiled per call. Advice follows each file's Go
-version. --fix applies the fixes that are mechanical.
+version. --fix applies the fixes that are mechanical, to the files of the
+main module only.
+
+Like go vet and staticcheck, lint exits with status 1 when it reports a
+finding (with --fix, a finding it did not fix). With --fail-on SEVERITY only
+findings at least that severe fail the run, with status 3.
+
+Flags take one dash or two: -json is --json.
 
 The same checks run under go vet: go vet -vettool=$(command -v gcdoctor-vet).`,
 		Example: `  gcdoctor lint ./...
   gcdoctor lint --fix ./internal/...
-  gcdoctor lint --sarif gcdoctor.sarif ./...`,
+  gcdoctor lint --format sarif -o gcdoctor.sarif ./...`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := rf.validate(); err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				args = []string{"./..."}
-			}
-			opts := lint.Options{Fix: fix, Tests: tests}
-			if len(tags) > 0 {
-				opts.BuildFlags = []string{"-tags=" + joinComma(tags)}
-			}
-			res, err := lint.Run(dir, args, opts)
-			if err != nil {
-				return err
-			}
-			if sarif != "" {
-				f, err := os.Create(sarif)
-				if err != nil {
-					return err
-				}
-				if err := lint.WriteSARIF(f, res); err != nil {
-					f.Close()
-					return err
-				}
-				if err := f.Close(); err != nil {
-					return err
-				}
-			}
-			out := cmd.OutOrStdout()
-			if rf.json {
-				err = report.LintJSON(out, res, version())
-			} else {
-				err = report.LintText(out, res, absDir(dir), report.TextOptions{Color: e.useColor(rf.color, out), Width: rf.width})
-			}
-			if err != nil {
-				return err
-			}
-			for _, ae := range res.AnalysisErrors {
-				fmt.Fprintf(e.stderr, "gcdoctor: %s\n", ae)
-			}
-			if rf.failOn != "" && len(res.Diagnostics) > 0 {
-				return &exitError{code: ExitFailOn, err: fmt.Errorf("%d findings", len(res.Diagnostics))}
-			}
-			if len(res.Broken) > 0 {
-				return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
-			}
-			return nil
+			return e.runLint(cmd, args, &f)
 		},
 	}
-	cmd.Flags().BoolVar(&fix, "fix", false, "apply the mechanical fixes to the files")
-	cmd.Flags().BoolVar(&tests, "tests", false, "also load test packages")
-	cmd.Flags().StringVar(&sarif, "sarif", "", "also write SARIF 2.1.0 to this file (for GitHub code scanning)")
-	cmd.Flags().StringVar(&dir, "dir", ".", "module directory to run in")
-	cmd.Flags().StringSliceVar(&tags, "tags", nil, "build tags")
-	rf.register(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&f.fix, "fix", false, "apply the mechanical fixes to the files of the main module")
+	fl.BoolVar(&f.tests, "tests", false, "also load test packages")
+	fl.StringVar(&f.dir, "dir", ".", "module directory to run in")
+	fl.StringSliceVar(&f.tags, "tags", nil, "build tags")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema: docs/json.md); short for --format json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif (SARIF 2.1.0, for GitHub code scanning)")
+	fl.StringVarP(&f.output, "output", "o", "", "write the result to `FILE` instead of standard output")
+	fl.StringVar(&f.sarifAlias, "sarif", "", "also write SARIF 2.1.0 to `FILE` (deprecated: use --format sarif -o FILE)")
+	if err := fl.MarkHidden("sarif"); err != nil {
+		panic(err) // the flag is registered just above
+	}
+	fl.StringVar(&f.rf.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
+	fl.StringVar(&f.rf.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe (info or warning), and\nwith 0 when findings are all below it")
+	fl.IntVar(&f.rf.width, "width", 80, "wrap the text report at this many columns")
+	acceptSingleDash(cmd)
 	return cmd
 }
 
-func joinComma(s []string) string { return strings.Join(s, ",") }
+// validate checks lint's flags and settles --json and --format into one
+// format.
+func (f *lintFlags) validate(cmd *cobra.Command) error {
+	if err := f.rf.validate(); err != nil {
+		return err
+	}
+	f.format = strings.ToLower(f.format)
+	if !slices.Contains(lintFormats, f.format) {
+		return &usageError{fmt.Errorf("--format must be text, json or sarif, not %q", f.format)}
+	}
+	if f.json {
+		if cmd.Flags().Changed("format") && f.format != "json" {
+			return &usageError{errors.New("--json is --format json: give one of them")}
+		}
+		f.format = "json"
+	}
+	if f.output != "" && f.output == f.sarifAlias {
+		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.output)}
+	}
+	return nil
+}
+
+func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
+	if err := f.validate(cmd); err != nil {
+		return err
+	}
+	if f.sarifAlias != "" {
+		fmt.Fprintf(e.stderr, "gcdoctor: --sarif FILE is deprecated; use --format sarif -o FILE\n")
+	}
+	if len(args) == 0 {
+		args = []string{"./..."}
+	}
+	opts := lint.Options{Fix: f.fix, Tests: f.tests}
+	if len(f.tags) > 0 {
+		opts.BuildFlags = []string{"-tags=" + strings.Join(f.tags, ",")}
+	}
+	res, fixErr := lint.Run(f.dir, args, opts)
+	if res == nil {
+		return fixErr
+	}
+	// A failed fix leaves its file unchanged; the findings are still
+	// worth printing before the error.
+	render := func(w io.Writer, format string) error {
+		switch format {
+		case "json":
+			return report.LintJSON(w, res, version())
+		case "sarif":
+			return lint.WriteSARIF(w, res)
+		}
+		return report.LintText(w, res, absDir(f.dir), report.TextOptions{Color: e.useColor(f.rf.color, w), Width: f.rf.width})
+	}
+	if f.output == "" {
+		if err := render(cmd.OutOrStdout(), f.format); err != nil {
+			return err
+		}
+	} else if err := writeLintFile(f.output, f.format, render); err != nil {
+		return err
+	} else {
+		fmt.Fprintf(e.stderr, "gcdoctor: %s result written to %s\n", f.format, f.output)
+	}
+	if f.sarifAlias != "" {
+		if err := writeLintFile(f.sarifAlias, "sarif", render); err != nil {
+			return err
+		}
+	}
+	for _, ae := range res.AnalysisErrors {
+		fmt.Fprintf(e.stderr, "gcdoctor: %s\n", ae)
+	}
+	e.printSkipped(res.Skipped, absDir(f.dir))
+	return lintExit(res, fixErr, f.rf.failOn)
+}
+
+// writeLintFile writes the result in format to path without ever leaving
+// a half-written file (see atomicfile).
+func writeLintFile(path, format string, render func(io.Writer, string) error) error {
+	err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return render(w, format) })
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	return nil
+}
+
+// printSkipped says, one line per file and reason, which fixes --fix left
+// out and why.
+func (e *env) printSkipped(skipped []lint.SkippedFile, dir string) {
+	for i, s := range skipped {
+		if i == maxSkippedNotes {
+			fmt.Fprintf(e.stderr, "gcdoctor: … and %d more files with fixes not applied (--format json lists them all)\n", len(skipped)-i)
+			break
+		}
+		file := s.File
+		if rel, err := filepath.Rel(dir, file); err == nil && len(rel) < len(file) {
+			file = rel // as the text report names files
+		}
+		fmt.Fprintf(e.stderr, "gcdoctor: %s: %s not applied: %s\n", file, lintCount(s.Fixes, "fix", "fixes"), s.Reason)
+	}
+}
+
+// lintExit returns the exit error of a lint run. Failing to write a fix
+// comes first, then the --fail-on threshold (3), then packages that do
+// not compile (1), then findings left (1): lint fails on findings as go
+// vet and staticcheck do, unless --fail-on says how severe they must be.
+func lintExit(res *lint.Result, fixErr error, failOn string) error {
+	if fixErr != nil {
+		return fixErr
+	}
+	var left []lint.Diagnostic
+	for _, d := range res.Diagnostics {
+		if !d.Fixed {
+			left = append(left, d)
+		}
+	}
+	if failOn != "" {
+		limit, _ := diagnose.ParseSeverity(failOn) // checked by validate
+		var over []string
+		for _, d := range left {
+			sev, err := diagnose.ParseSeverity(d.Severity)
+			if err != nil {
+				sev = diagnose.Warning
+			}
+			if sev >= limit {
+				over = append(over, d.Rule)
+			}
+		}
+		if len(over) > 0 {
+			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", lintCount(len(over), "finding", "findings"), limit)}
+		}
+	}
+	if len(res.Broken) > 0 {
+		return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
+	}
+	if failOn == "" && len(left) > 0 {
+		return &exitError{code: ExitError, err: errors.New(lintCount(len(left), "finding", "findings"))}
+	}
+	return nil
+}
+
+// lintCount writes n with the noun in the singular or the plural.
+func lintCount(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
 
 func absDir(dir string) string {
 	if a, err := filepath.Abs(dir); err == nil {

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Go's own tools take their flags with one dash (go vet -json, staticcheck
+// -f, benchstat -format), and their users type gcdoctor's the same way.
+// pflag reads -json as the shorthands -j -s -o -n, so the words that name
+// a long flag are rewritten to two dashes before the flags are parsed.
+
+// singleDashLong returns args with each -NAME and -NAME=VALUE, where NAME
+// is a long flag of fs at least two letters long, written as --NAME and
+// --NAME=VALUE. Values of flags that take one (--dir -json names a
+// directory) and everything after "--" are left as they are. A cluster of
+// shorthands that spells a long flag's name is read as that flag, as Go's
+// flag package would.
+func singleDashLong(fs *pflag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		out = append(out, a)
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			if f := fs.Lookup(name); f != nil && !hasValue && takesValue(f) && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case len(a) > 2 && a[0] == '-':
+			name, _, hasValue := strings.Cut(a[1:], "=")
+			if f := fs.Lookup(name); f != nil && len(name) > 1 {
+				out[len(out)-1] = "-" + a
+				if !hasValue && takesValue(f) && i+1 < len(args) {
+					i++
+					out = append(out, args[i])
+				}
+				continue
+			}
+			if shorthandWantsNext(fs, a[1:]) && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case len(a) == 2 && a[0] == '-':
+			if shorthandWantsNext(fs, a[1:]) && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
+}
+
+// takesValue reports whether f needs a value (--dir DIR), rather than
+// standing alone (--json).
+func takesValue(f *pflag.Flag) bool { return f.NoOptDefVal == "" }
+
+// shorthandWantsNext reports whether the shorthand cluster letters (-xvf)
+// ends with a flag whose value is the next argument.
+func shorthandWantsNext(fs *pflag.FlagSet, letters string) bool {
+	for i, c := range letters {
+		if c == '=' {
+			return false
+		}
+		f := fs.ShorthandLookup(string(c))
+		if f == nil {
+			return false
+		}
+		if takesValue(f) {
+			return i+1 == len(letters) // else the rest of the word is the value
+		}
+	}
+	return false
+}
+
+// acceptSingleDash makes cmd take its long flags with one dash as well as
+// two (see singleDashLong). cobra parses a command's flags before any
+// hook of the command runs, so cmd's flag parsing is turned off and its
+// RunE parses the rewritten arguments itself, with cobra's own checks
+// (help, argument count, required flags) in the same order. Call it once
+// the command's flags and RunE are set.
+func acceptSingleDash(cmd *cobra.Command) {
+	run, validArgs := cmd.RunE, cmd.Args
+	cmd.DisableFlagParsing = true
+	cmd.Args = cobra.ArbitraryArgs // checked after parsing, below
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		c.DisableFlagParsing = false
+		defer func() { c.DisableFlagParsing = true }()
+		if err := c.ParseFlags(singleDashLong(c.Flags(), args)); err != nil {
+			return c.FlagErrorFunc()(c, err)
+		}
+		if help, _ := c.Flags().GetBool("help"); help {
+			return pflag.ErrHelp
+		}
+		args = c.Flags().Args()
+		if validArgs != nil {
+			if err := validArgs(c, args); err != nil {
+				return err
+			}
+		}
+		if err := c.ValidateRequiredFlags(); err != nil {
+			return err
+		}
+		if err := c.ValidateFlagGroups(); err != nil {
+			return err
+		}
+		return run(c, args)
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/cgofix
+
+go 1.23
