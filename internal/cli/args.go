@@ -3,7 +3,6 @@ package cli
 import (
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -76,39 +75,4 @@ func shorthandWantsNext(fs *pflag.FlagSet, letters string) bool {
 		}
 	}
 	return false
-}
-
-// acceptSingleDash makes cmd take its long flags with one dash as well as
-// two (see singleDashLong). cobra parses a command's flags before any
-// hook of the command runs, so cmd's flag parsing is turned off and its
-// RunE parses the rewritten arguments itself, with cobra's own checks
-// (help, argument count, required flags) in the same order. Call it once
-// the command's flags and RunE are set.
-func acceptSingleDash(cmd *cobra.Command) {
-	run, validArgs := cmd.RunE, cmd.Args
-	cmd.DisableFlagParsing = true
-	cmd.Args = cobra.ArbitraryArgs // checked after parsing, below
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		c.DisableFlagParsing = false
-		defer func() { c.DisableFlagParsing = true }()
-		if err := c.ParseFlags(singleDashLong(c.Flags(), args)); err != nil {
-			return c.FlagErrorFunc()(c, err)
-		}
-		if help, _ := c.Flags().GetBool("help"); help {
-			return pflag.ErrHelp
-		}
-		args = c.Flags().Args()
-		if validArgs != nil {
-			if err := validArgs(c, args); err != nil {
-				return err
-			}
-		}
-		if err := c.ValidateRequiredFlags(); err != nil {
-			return err
-		}
-		if err := c.ValidateFlagGroups(); err != nil {
-			return err
-		}
-		return run(c, args)
-	}
 }

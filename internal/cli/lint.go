@@ -80,7 +80,6 @@ The same checks run under go vet: go vet -vettool=$(command -v gcdoctor-vet).`,
 	fl.StringVar(&f.rf.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
 	fl.StringVar(&f.rf.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe (info or warning), and\nwith 0 when findings are all below it")
 	fl.IntVar(&f.rf.width, "width", 80, "wrap the text report at this many columns")
-	acceptSingleDash(cmd)
 	return cmd
 }
 

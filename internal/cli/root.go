@@ -58,7 +58,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func (e *env) run(args []string) int {
 	root := newRootCmd(e)
-	root.SetArgs(args)
+	root.SetArgs(dashArgs(root, args))
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
@@ -184,4 +184,15 @@ func commandPathFor(root *cobra.Command, args []string) string {
 		return ""
 	}
 	return c.Name()
+}
+
+// dashArgs lets every command take its long flags with one dash, as Go's
+// own tools do (see singleDashLong): the arguments after the command's
+// name are rewritten before cobra parses them.
+func dashArgs(root *cobra.Command, args []string) []string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root || len(args) == 0 || args[0] != c.Name() {
+		return args
+	}
+	return append([]string{args[0]}, singleDashLong(c.Flags(), args[1:])...)
 }
