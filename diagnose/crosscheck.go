@@ -143,7 +143,7 @@ the trace (one cycle of slack either way).`,
 gcdoctor attach --seconds N fetches a trace from the same process while it
 runs; or diagnose each separately (gcdoctor gctrace, gcdoctor trace).`,
 		Verify: `gcdoctor doctor on the new bundle lists both cross-checks as agreeing.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			var out []*Finding
 			for _, x := range c.crossChecks {
 				if x.Agree {

@@ -136,7 +136,7 @@ func boxed(s *HeapSite) bool {
 
 // heapSites returns the ranked sites with their explanations, computed once
 // per diagnosis.
-func (c *context) heapSites() []*HeapSite {
+func (c *evidenceView) heapSites() []*HeapSite {
 	if c.sites != nil || c.in.Heap == nil || c.in.Heap.Top == nil {
 		return c.sites
 	}

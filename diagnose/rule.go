@@ -29,8 +29,8 @@ type Rule struct {
 
 	// check judges one gctrace segment (process); checkAll judges the
 	// evidence as a whole and may report several findings.
-	check    func(*context, *gctrace.Segment) *Finding
-	checkAll func(*context) []*Finding
+	check    func(*evidenceView, *gctrace.Segment) *Finding
+	checkAll func(*evidenceView) []*Finding
 }
 
 var rules []*Rule

@@ -32,7 +32,7 @@ background workers (25% of P) are starved: check it.`,
 	})
 }
 
-func checkAssist(c *context, s *gctrace.Segment) *Finding {
+func checkAssist(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	mark := sm.CPU.Assist + sm.CPU.Background + sm.CPU.Idle
 	if sm.Cycles < 3 || mark < 50 || !gctrace.Valid(sm.AssistPercent) || sm.AssistPercent < 30 {

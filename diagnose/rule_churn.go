@@ -39,7 +39,7 @@ together; a heap profile should no longer show the site at the top.`,
 	})
 }
 
-func checkChurn(c *context, s *gctrace.Segment) *Finding {
+func checkChurn(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	paced := sm.Cycles - sm.Forced
 	if paced < 10 || !gctrace.Valid(sm.GCPerSecond) || !gctrace.Valid(sm.AllocMBPerS) || !gctrace.Valid(sm.LiveMeanMB) {

@@ -36,7 +36,7 @@ pattern means GOGC is set very low.`,
 	})
 }
 
-func checkDeathSpiral(c *context, s *gctrace.Segment) *Finding {
+func checkDeathSpiral(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	if sm.Cycles < 5 || sm.AtGoalCycles*2 < sm.Cycles || !gctrace.Valid(sm.MarkWallPct) || sm.MarkWallPct < 50 {
 		return nil

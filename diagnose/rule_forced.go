@@ -31,7 +31,7 @@ scavenger returns memory as the limit nears.`,
 	})
 }
 
-func checkForced(c *context, s *gctrace.Segment) *Finding {
+func checkForced(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	if sm.Forced == 0 {
 		return nil

@@ -42,7 +42,7 @@ last resort, a heap ballast).`,
 	})
 }
 
-func checkGCCPU(c *context, s *gctrace.Segment) *Finding {
+func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	pct := sm.GCCPUPercent
 	source := "computed from the cycles' CPU fields"
@@ -121,7 +121,7 @@ func checkGCCPU(c *context, s *gctrace.Segment) *Finding {
 	return f
 }
 
-// minHeapMB returns the minimum heap goal for the context's GOGC, in MiB.
-func (c *context) minHeapMB() int64 {
+// minHeapMB returns the minimum heap goal for the GOGC in effect, in MiB.
+func (c *evidenceView) minHeapMB() int64 {
 	return int64(4 * c.gogc / 100)
 }

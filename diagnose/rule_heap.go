@@ -9,7 +9,7 @@ import (
 // carrying at least 5% of the allocated bytes, mostly short-lived (garbage
 // is what drives the GC; memory that stays live is another question), at
 // most three per rule.
-func heapFindings(c *context, pattern string, explain func(s *HeapSite, f *Finding)) []*Finding {
+func heapFindings(c *evidenceView, pattern string, explain func(s *HeapSite, f *Finding)) []*Finding {
 	h := c.in.Heap
 	var out []*Finding
 	for _, s := range c.heapSites() {

@@ -23,7 +23,7 @@ SA6002), Get at the start of the request, Put when done. Or size the buffer
 to what the request needs, or stream instead of buffering.`,
 		Verify: `Take the profile again under the same load: the site should drop out of
 the top, and gctrace's allocation rate fall with it.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patLargeBuffer, func(s *HeapSite, f *Finding) {
 				f.Message += fmt.Sprintf(" Each object is %s on average.", bytesStr(int64(s.AvgSize)))
 				f.Remedy = "Reuse the buffer through a package-level sync.Pool that stores pointers (*[]byte: a []byte put in an interface allocates again, staticcheck SA6002): Get it at the start, Put it back when done. Or size it to what is needed, or stream instead of buffering."
@@ -44,7 +44,7 @@ side implement WriterTo/ReaderFrom (for example, copy into an *os.File or a
 *bytes.Buffer, which do). For io.ReadAll into a known size, read into a
 preallocated buffer.`,
 		Verify: `Take the profile again: io.copyBuffer should no longer be charged to the line.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patIOCopy, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Give io.CopyBuffer a buffer from a sync.Pool of *[]byte instead of letting io.Copy allocate one per call, or copy into something that implements io.ReaderFrom (an *os.File, a *bytes.Buffer) so no buffer is needed."
 			})
@@ -64,7 +64,7 @@ make([]T, 0, n) before the loop. When slices are built per request, reuse one
 with s = s[:0].`,
 		Verify: `Take the profile again: the append line should allocate one array per
 slice, a fraction of the bytes it did.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patAppend, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Preallocate: make([]T, 0, n) with the known or estimated final length before the loop, or reuse a slice with s = s[:0]."
 			})
@@ -80,7 +80,7 @@ map or assigns to one.`,
 		Remedy: `Give make a size hint when the number of entries is known: make(map[K]V, n).
 For maps rebuilt per request, clear(m) and reuse one.`,
 		Verify: `Take the profile again and compare the line's bytes.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patMap, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Size the map when it is created: make(map[K]V, n). If it is rebuilt per request, clear(m) and reuse it."
 			})
@@ -97,7 +97,7 @@ concatenates strings with + or +=.`,
 		Remedy: `Use a strings.Builder (Grow it when the size is known) or
 strings.Join; for byte output, append to a []byte.`,
 		Verify: `Take the profile again: the line should allocate once per result.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patConcat, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Build the string with a strings.Builder (call Grow when the size is known) or strings.Join instead of + and +=."
 			})
@@ -115,7 +115,7 @@ between string, []byte or []rune.`,
 write []byte straight to the io.Writer, look up maps with m[string(b)] (no
 copy), or use strings.Builder to produce the final string once.`,
 		Verify: `Take the profile again and compare the line's bytes.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patConversion, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Avoid the round trip: keep the data as []byte (bytes package, write it straight to the io.Writer) or as string, and convert once at the edge."
 			})
@@ -132,7 +132,7 @@ fmt or whose source line calls fmt.Sprint, Sprintf, Sprintln or Errorf.`,
 		Remedy: `Use strconv (Itoa, FormatInt, AppendInt into a reused []byte) for number
 conversions; build composite strings with a strings.Builder.`,
 		Verify: `Take the profile again and compare the line's bytes.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patFmt, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Replace fmt.Sprintf for simple conversions with strconv (Itoa, FormatInt, or AppendInt into a reused []byte); use a strings.Builder for composite strings."
 			})
@@ -151,7 +151,7 @@ a value on that line is too large for the stack.`,
 long-lived object instead of per call, or shrink it.`,
 		Verify: `Take the profile again and run escape analysis: the line should no longer
 allocate per call.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patLargeValue, func(s *HeapSite, f *Finding) {
 				f.Remedy = "The value is too large for the stack, so every call allocates it: reuse it through a sync.Pool of pointers or keep it in a long-lived object."
 			})
@@ -173,7 +173,7 @@ values, or restructure the closure so it does not outlive the call (or
 captures less).`,
 		Verify: `Run escape analysis again (gcdoctor heap --source): the line should no
 longer escape, and the profile should no longer charge it.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			return heapFindings(c, patBoxing, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Keep the value concrete on the hot path: typed functions instead of any, no small values stored in interfaces, and closures that do not outlive the call or capture less."
 			})
@@ -191,7 +191,7 @@ heap rule explains (the source line may not be readable here).`,
 analysis with gcdoctor heap --source); reuse, preallocate or avoid the
 allocation.`,
 		Verify: `Take the profile again and compare the line's share.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			fs := heapFindings(c, patOther, func(s *HeapSite, f *Finding) {
 				f.Remedy = "Look at what the line allocates (the stack in the profile, and escape analysis with --source) and reuse, preallocate or avoid it."
 			})

@@ -33,7 +33,7 @@ return memory as the limit nears.`,
 	})
 }
 
-func checkIdle(c *context, s *gctrace.Segment) *Finding {
+func checkIdle(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	if sm.Cycles < 3 && sm.Periodic == 0 {
 		return nil

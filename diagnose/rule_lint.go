@@ -26,7 +26,7 @@ finding is folded into it instead of being reported twice.`,
 mechanical.`,
 		Verify: `gcdoctor lint no longer reports the line, and a new heap profile under the
 same load no longer ranks it.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			var out []*Finding
 			for _, l := range c.lint {
 				if !l.Weighed || l.Share < minSiteShare || l.Bytes < minSiteBytes {

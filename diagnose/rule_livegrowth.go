@@ -33,7 +33,7 @@ the live heap flat.`,
 	})
 }
 
-func checkLiveGrowth(c *context, s *gctrace.Segment) *Finding {
+func checkLiveGrowth(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	if sm.Cycles < 6 || !gctrace.Valid(sm.WallS) || sm.WallS < 10 || !gctrace.Valid(sm.LiveSlope) || !gctrace.Valid(sm.LiveR2) {
 		return nil

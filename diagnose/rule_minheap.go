@@ -35,7 +35,7 @@ GOMEMLIMIT replaced.`,
 	})
 }
 
-func checkMinHeap(c *context, s *gctrace.Segment) *Finding {
+func checkMinHeap(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	paced := sm.Cycles - sm.Forced // forced cycles ignore the heap goal
 	if paced < 10 || sm.MinHeapCycles*2 < paced || !gctrace.Valid(sm.GCPerSecond) || sm.GCPerSecond*float64(paced)/float64(sm.Cycles) < 5 {

@@ -31,7 +31,7 @@ GOGC or GOMEMLIMIT by the overshoot observed.`,
 	})
 }
 
-func checkOvershoot(c *context, s *gctrace.Segment) *Finding {
+func checkOvershoot(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	if sm.OvershootCycles < 3 || sm.MaxOvershootPct < 10 || sm.PeakHeapMB < 8 {
 		return nil

@@ -35,7 +35,7 @@ memory pressure); Go ≥ 1.16 uses MADV_DONTNEED again. GOMEMLIMIT from Go 1.19.
 	})
 }
 
-func checkRSS(c *context) []*Finding {
+func checkRSS(c *evidenceView) []*Finding {
 	in := c.in
 	if in.PeakRSS <= 0 || len(in.Log.Segments) != 1 {
 		return nil
@@ -50,7 +50,7 @@ func checkRSS(c *context) []*Finding {
 	return []*Finding{rssFinding(c, s, rss, heap)}
 }
 
-func rssFinding(c *context, s *gctrace.Segment, rss, heap int64) *Finding {
+func rssFinding(c *evidenceView, s *gctrace.Segment, rss, heap int64) *Finding {
 	sm := &s.Summary
 	f := &Finding{Severity: Warning, score: float64(rss - heap)}
 	f.Message = fmt.Sprintf("The process reached %s of RSS while its Go heap never exceeded %s (heap, goal, stacks and globals): %s is held outside the heap the GC manages.",

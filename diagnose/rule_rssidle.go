@@ -34,7 +34,7 @@ live heap.`,
 	})
 }
 
-func checkRSSIdle(c *context) []*Finding {
+func checkRSSIdle(c *evidenceView) []*Finding {
 	in := c.in
 	if len(in.RSS) < 5 || in.PeakRSS <= 0 || len(in.Log.Segments) != 1 || in.Run == nil {
 		return nil

@@ -38,7 +38,7 @@ GOMAXPROCS ignores the container's CPU limit.`,
 	})
 }
 
-func checkSTW(c *context, s *gctrace.Segment) *Finding {
+func checkSTW(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
 	p99 := sm.P99PauseMS
 	if sm.MaxPauseMS < 10 && !(sm.Pauses >= 20 && p99 >= 5) {

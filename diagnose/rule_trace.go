@@ -74,7 +74,7 @@ each time (use runtime/metrics, which does not).`,
 	})
 }
 
-func traceName(c *context) string { return filepath.Base(c.in.Trace.Name) }
+func traceName(c *evidenceView) string { return filepath.Base(c.in.Trace.Name) }
 
 // longLived reports whether a group's goroutines typically live through
 // most of the trace: workers of a pool, as opposed to a goroutine per item.
@@ -83,7 +83,7 @@ func longLived(t *TraceEvidence, g *exectrace.Group) bool {
 	return d > 0 && g.LifetimeMS.P50 >= 0.8*d
 }
 
-func checkExplosion(c *context) []*Finding {
+func checkExplosion(c *evidenceView) []*Finding {
 	t := c.in.Trace
 	if t == nil || t.Result == nil {
 		return nil
@@ -119,7 +119,7 @@ func checkExplosion(c *context) []*Finding {
 	return out
 }
 
-func checkStarved(c *context) []*Finding {
+func checkStarved(c *evidenceView) []*Finding {
 	t := c.in.Trace
 	if t == nil || t.Result == nil {
 		return nil
@@ -150,7 +150,7 @@ func checkStarved(c *context) []*Finding {
 	return out
 }
 
-func checkIOBound(c *context) []*Finding {
+func checkIOBound(c *evidenceView) []*Finding {
 	t := c.in.Trace
 	if t == nil || t.Result == nil {
 		return nil
@@ -182,7 +182,7 @@ func checkIOBound(c *context) []*Finding {
 	return out
 }
 
-func checkTraceSTW(c *context) []*Finding {
+func checkTraceSTW(c *evidenceView) []*Finding {
 	t := c.in.Trace
 	if t == nil || t.Result == nil {
 		return nil

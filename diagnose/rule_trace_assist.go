@@ -26,7 +26,7 @@ the paying goroutines with it.`,
 	})
 }
 
-func checkTraceAssist(c *context) []*Finding {
+func checkTraceAssist(c *evidenceView) []*Finding {
 	t := c.in.Trace
 	if t == nil || t.Result == nil {
 		return nil

@@ -41,7 +41,7 @@ program under both settings and says whether GC CPU, wall time and peak RSS
 changed significantly.`,
 		Versions: `GOMEMLIMIT needs Go 1.19; the heap goal counts stacks and globals since
 Go 1.18, and the model follows the program's version.`,
-		checkAll: func(c *context) []*Finding {
+		checkAll: func(c *evidenceView) []*Finding {
 			t := c.tuning
 			if t == nil || t.Model == nil {
 				return nil
@@ -54,7 +54,7 @@ Go 1.18, and the model follows the program's version.`,
 	})
 }
 
-func tuneFinding(c *context, t *TuningEvidence) *Finding {
+func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 	base := t.Baseline
 	b := base.GCCPUFraction.Value
 	seg := t.Segment

@@ -11,8 +11,10 @@ import (
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
-// context is what rules see besides the segment they judge.
-type context struct {
+// evidenceView is the evidence as the rules see it: the input, the GOGC it
+// ran with, and what is derived from it once per diagnosis (ranked heap
+// sites and lint findings, the pacer model, the cross-checks).
+type evidenceView struct {
 	in   *Input
 	gogc int  // GOGC in effect; 100 when unset or unknown
 	off  bool // GOGC=off
@@ -25,8 +27,8 @@ type context struct {
 	crossChecks []CrossCheck
 }
 
-func newContext(in *Input) *context {
-	c := &context{in: in, gogc: 100}
+func newEvidenceView(in *Input) *evidenceView {
+	c := &evidenceView{in: in, gogc: 100}
 	// A program run by gcdoctor had its environment observed: an unset
 	// GOGC is then known to mean 100.
 	c.gogcKnown = in.Run != nil
@@ -63,7 +65,7 @@ type goRange struct {
 // goVersion returns what is known of the Go version of the program that
 // printed segment s: the version given in the input, else the range its
 // line format implies.
-func (c *context) goVersion(s *gctrace.Segment) goRange {
+func (c *evidenceView) goVersion(s *gctrace.Segment) goRange {
 	if v := c.in.GoVersion; v != "" && version.IsValid(v) {
 		m := goversion.Minor(v)
 		return goRange{min: m, max: m, exact: v}
@@ -104,7 +106,7 @@ func (g goRange) String() string {
 }
 
 // notes returns the caveats that apply to the whole diagnosis.
-func (c *context) notes(in *Input) []string {
+func (c *evidenceView) notes(in *Input) []string {
 	var n []string
 	if len(in.Log.Inputs) == 0 {
 		return n // the notes below are about gctrace evidence
