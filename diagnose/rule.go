@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -31,6 +33,9 @@ type Rule struct {
 	// evidence as a whole and may report several findings.
 	check    func(*evidenceView, *gctrace.Segment) *Finding
 	checkAll func(*evidenceView) []*Finding
+	// file is the source file that registered the rule: each rule lives
+	// in rule_ID.go (with - as _), which the tests hold the package to.
+	file string
 }
 
 var rules []*Rule
@@ -45,6 +50,9 @@ func register(r *Rule) {
 		if o.ID == r.ID {
 			panic("diagnose: duplicate rule " + r.ID)
 		}
+	}
+	if _, file, _, ok := runtime.Caller(1); ok {
+		r.file = filepath.Base(file)
 	}
 	rules = append(rules, r)
 	slices.SortFunc(rules, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 )
 
+// The heap rules (rule_heap_*.go) judge the sites of an allocation
+// profile. They share one classifier (classify) and one way of reporting
+// (heapFindings); each rule is one pattern with its own remedy.
+
 // heapFindings makes one finding per hot site of the given pattern: sites
 // carrying at least 5% of the allocated bytes, mostly short-lived (garbage
 // is what drives the GC; memory that stays live is another question), at

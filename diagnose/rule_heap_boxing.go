@@ -1,0 +1,26 @@
+package diagnose
+
+func init() {
+	register(&Rule{
+		ID: "heap-boxing", Title: "Values escape to the heap through interfaces or closures", Severity: Info, Rank: 33,
+		Evidence: "heap profile + escape analysis",
+		Rationale: `Converting a value to an interface (passing it as any, storing it in an
+interface-typed field, logging it with fmt) or capturing a variable in a
+closure that outlives the call makes the compiler allocate it on the heap.
+On a hot line each call is a small allocation, and they add up.`,
+		Detection: `A site charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes whose escape
+analysis (gcdoctor heap --source) gives "interface-converted" or "captured
+by a closure" as the reason.`,
+		Remedy: `Keep the value concrete on the hot path: use typed functions instead of
+any, avoid storing small values in interfaces, pass pointers to existing
+values, or restructure the closure so it does not outlive the call (or
+captures less).`,
+		Verify: `Run escape analysis again (gcdoctor heap --source): the line should no
+longer escape, and the profile should no longer charge it.`,
+		checkAll: func(c *evidenceView) []*Finding {
+			return heapFindings(c, patBoxing, func(s *HeapSite, f *Finding) {
+				f.Remedy = "Keep the value concrete on the hot path: typed functions instead of any, no small values stored in interfaces, and closures that do not outlive the call or capture less."
+			})
+		},
+	})
+}
