@@ -239,4 +239,27 @@ func TestClassifyBoxing(t *testing.T) {
 	if got := classify(s); got != patAppend {
 		t.Errorf("append with a boxed value classified %s, want the more specific %s", got, patAppend)
 	}
+
+	// A value (not a pointer) put in an interface, as Go 1.26 explains it
+	// (testdata/heap/escape.txt): the reasons are spill and assign, and
+	// the expression is the variable.
+	step := func(reason string) escape.Step { return escape.Step{Reason: reason} }
+	tests := []struct {
+		text string
+		esc  escape.Site
+		want string
+	}{
+		{"sinkAny = v", escape.Site{Kind: escape.EscapesToHeap, Expr: "v", Chain: []escape.Step{step("spill"), step("assign")}}, patBoxing},
+		{"keep(p.pt)", escape.Site{Kind: escape.EscapesToHeap, Expr: "p.pt", Chain: []escape.Step{step("spill"), step("call parameter")}}, patBoxing},
+		{"sinkAny = any(v)", escape.Site{Kind: escape.EscapesToHeap, Expr: "any(v)", Chain: []escape.Step{step("spill"), step("assign")}}, patBoxing},
+		{"sinkNode = &node{id: i}", escape.Site{Kind: escape.EscapesToHeap, Expr: "&node{...}", Chain: []escape.Step{step("spill"), step("assign")}}, patOther},
+		{"sinkStr = string(key)", escape.Site{Kind: escape.EscapesToHeap, Expr: "string(key)", Chain: []escape.Step{step("spill"), step("assign")}}, patConversion},
+		{"n := 0", escape.Site{Kind: escape.MovedToHeap, Expr: "n", Chain: []escape.Step{step("address-of")}}, patOther},
+	}
+	for _, tt := range tests {
+		s := &HeapSite{Text: tt.text, Escapes: []escape.Site{tt.esc}}
+		if got := classify(s); got != tt.want {
+			t.Errorf("classify(%q, %q escapes) = %s, want %s", tt.text, tt.esc.Expr, got, tt.want)
+		}
+	}
 }

@@ -8,9 +8,11 @@ func init() {
 interface-typed field, logging it with fmt) or capturing a variable in a
 closure that outlives the call makes the compiler allocate it on the heap.
 On a hot line each call is a small allocation, and they add up.`,
-		Detection: `A site charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes whose escape
-analysis (gcdoctor heap --source) gives "interface-converted" or "captured
-by a closure" as the reason.`,
+		Detection: `A site charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes where escape
+analysis (gcdoctor heap --source) puts a value on the heap to convert it to
+an interface ("v escapes to heap" for a variable, or the reason
+"interface-converted") or because a closure captures it ("captured by a
+closure").`,
 		Remedy: `Keep the value concrete on the hot path: use typed functions instead of
 any, avoid storing small values in interfaces, pass pointers to existing
 values, or restructure the closure so it does not outlive the call (or
