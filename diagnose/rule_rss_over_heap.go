@@ -20,8 +20,9 @@ return with MADV_FREE on Go 1.12–1.15, a lazy scavenger), fragmentation,
 goroutine stacks, cgo or mmap'd memory.`,
 		Detection: `Needs RSS samples, so only for programs run with ` + "`gcdoctor run`" + ` and a
 single process in the log: peak RSS ≥ 1.5× the largest heap the gctrace
-shows (heap at the end of a cycle or the goal, plus stacks and globals) and
-at least 64 MB more.`,
+allows (heap at the end of a cycle, its goal, or the goal the last cycle
+set for the next one, which the heap may grow to unseen; plus stacks and
+globals) and at least 64 MB more.`,
 		Remedy: `On Go 1.12–1.15 set GODEBUG=madvdontneed=1 so freed memory leaves RSS at
 once (the default again from Go 1.16). On Go ≥ 1.19 set GOMEMLIMIT: it
 counts all memory the runtime manages and makes the scavenger return freed
@@ -42,7 +43,7 @@ func checkRSS(c *evidenceView) []*Finding {
 	}
 	s := in.Log.Segments[0]
 	sm := &s.Summary
-	heap := max(sm.PeakHeapMB, sm.MaxGoalMB) + max(sm.MaxStacksMB, 0) + max(sm.MaxGlobalsMB, 0)
+	heap := max(sm.PeakHeapMB, sm.MaxGoalMB, c.nextGoalMB(sm)) + max(sm.MaxStacksMB, 0) + max(sm.MaxGlobalsMB, 0)
 	rss := in.PeakRSS >> 20
 	if float64(rss) < 1.5*float64(heap) || rss-heap < 64 {
 		return nil
@@ -50,10 +51,20 @@ func checkRSS(c *evidenceView) []*Finding {
 	return []*Finding{rssFinding(c, s, rss, heap)}
 }
 
+// nextGoalMB returns the heap goal the last cycle set for the next one:
+// after the last line of a log the heap may grow to it without another
+// cycle (and another line) to show it. 0 when it cannot be known.
+func (c *evidenceView) nextGoalMB(sm *gctrace.Summary) int64 {
+	if sm.LiveLastMB < 0 || c.off {
+		return 0
+	}
+	return max(sm.LiveLastMB*int64(100+c.gogc)/100, c.minHeapMB())
+}
+
 func rssFinding(c *evidenceView, s *gctrace.Segment, rss, heap int64) *Finding {
 	sm := &s.Summary
 	f := &Finding{Severity: Warning, score: float64(rss - heap)}
-	f.Message = fmt.Sprintf("The process reached %s of RSS while its Go heap never exceeded %s (heap, goal, stacks and globals): %s is held outside the heap the GC manages.",
+	f.Message = fmt.Sprintf("The process reached %s of RSS while its Go heap could not exceed %s (heap, goals, stacks and globals): %s is held outside the heap the GC manages.",
 		mb(rss), mb(heap), mb(rss-heap))
 	f.Evidence = []Evidence{
 		{Label: "peak RSS", Value: float64(rss), Unit: "MB", Source: "RSS samples"},
