@@ -188,9 +188,9 @@ func TestVersionBoundaries(t *testing.T) {
 		{"min heap, GOMEMLIMIT", "gc-min-heap", "go1.19", minHeap, 0, "do not use a heap ballast", "has no GOMEMLIMIT"},
 		{"spiral before limits", "memlimit-death-spiral", "go1.18", spiral, 0, "very low GOGC", "Raise GOMEMLIMIT"},
 		{"spiral with a limit", "memlimit-death-spiral", "go1.19.5", spiral, 0, "Raise GOMEMLIMIT", "very low GOGC"},
-		{"RSS with MADV_FREE", "rss-over-heap", "go1.14", seed, 4 << 30, "madvdontneed=1", "Set GOMEMLIMIT"},
-		{"RSS with MADV_DONTNEED, no limit", "rss-over-heap", "go1.16", seed, 4 << 30, "upgrading to Go ≥ 1.19", "madvdontneed"},
-		{"RSS with GOMEMLIMIT", "rss-over-heap", "go1.21", seed, 4 << 30, "Set GOMEMLIMIT", "madvdontneed"},
+		{"RSS with MADV_FREE", "rss-over-heap", "go1.14", seed, 4 << 30, "madvdontneed=1", "set GOMEMLIMIT"},
+		{"RSS with MADV_DONTNEED, no limit", "rss-over-heap", "go1.16", seed, 4 << 30, "Upgrading to Go ≥ 1.19", "madvdontneed"},
+		{"RSS with GOMEMLIMIT", "rss-over-heap", "go1.21", seed, 4 << 30, "set GOMEMLIMIT", "madvdontneed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,11 +9,17 @@ import (
 // profile. They share one classifier (classify) and one way of reporting
 // (heapFindings); each rule is one pattern with its own remedy.
 
+// hotSiteDetection is what makes a site worth a heap rule's finding; the
+// rules' Detection goes on to say which pattern each looks for.
+const hotSiteDetection = `A mostly short-lived site of the program's code (less than half its bytes
+still live) charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes`
+
 // heapFindings makes one finding per hot site of the given pattern: sites
 // carrying at least 5% of the allocated bytes, mostly short-lived (garbage
 // is what drives the GC; memory that stays live is another question), at
-// most three per rule.
-func heapFindings(c *evidenceView, pattern string, explain func(s *HeapSite, f *Finding)) []*Finding {
+// most three per rule. Each gets the rule's remedy; explain, when not nil,
+// adds what is particular to the pattern.
+func heapFindings(c *evidenceView, pattern, remedy string, explain func(s *HeapSite, f *Finding)) []*Finding {
 	h := c.in.Heap
 	var out []*Finding
 	for _, s := range c.heapSites() {
@@ -56,7 +62,10 @@ func heapFindings(c *evidenceView, pattern string, explain func(s *HeapSite, f *
 			f.Caveats = append(f.Caveats, "escape analysis: "+r)
 		}
 		f.Where = []Location{{File: s.File, Line: s.Line}}
-		explain(s, f)
+		f.Remedy = remedy
+		if explain != nil {
+			explain(s, f)
+		}
 		if f.Verify == "" {
 			f.Verify = fmt.Sprintf("Take the profile again under the same load: %s should fall out of the top sites (now #%d, %s of the bytes).", where, s.Rank, pct(s.Share))
 		}

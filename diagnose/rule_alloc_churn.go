@@ -26,13 +26,8 @@ overshoot its goal.`,
 allocation rate of at least 64 MB/s, and a heap turnover (allocation rate ÷
 mean live heap) of at least 10 per second, with most cycles above the
 minimum heap (below it, gc-min-heap applies). A warning when GC CPU is ≥ 5%.`,
-		Remedy: `Reuse instead of reallocating. Find the sites that allocate the most bytes
-(` + "`go tool pprof -sample_index=alloc_space`" + ` on a heap profile); keep large
-buffers in a sync.Pool (store pointers such as *[]byte, not slices), hand a
-pooled buffer to io.CopyBuffer instead of io.Copy, preallocate slices and
-maps, build strings with strings.Builder, stream instead of building whole
-results in memory. Raising GOGC would only make the same garbage pile up in
-fewer, larger cycles.`,
+		Remedy: remedyReuse + ` Streaming results instead of building them whole in
+memory helps too.`,
 		Verify: `Rerun under the same load: alloc_mb_per_s and gc_per_second should fall
 together; a heap profile should no longer show the site at the top.`,
 		check: checkChurn,
@@ -75,7 +70,7 @@ func checkChurn(c *evidenceView, s *gctrace.Segment) *Finding {
 		f.Evidence = append(f.Evidence, Evidence{Label: "cycles ≥ 10% over goal", Value: float64(sm.BigOvershootCycles), Unit: "cycles", Source: span(s)})
 		f.Message += fmt.Sprintf(" %d cycles ended 10%% or more over their goal, a sign of large single allocations.", sm.BigOvershootCycles)
 	}
-	f.Remedy = "Reuse instead of reallocating: find the sites that allocate the most bytes with a heap profile (`go tool pprof -sample_index=alloc_space`); keep large buffers in a sync.Pool (store pointers such as *[]byte), give io.CopyBuffer a pooled buffer, preallocate slices and maps, use strings.Builder. Raising GOGC would only pile the same garbage into fewer, larger cycles."
+	f.Remedy = remedyReuse
 	f.Verify = fmt.Sprintf("Rerun under the same load: the allocation rate (now %s MB/s) and GC cycles per second (now %s) should fall together.", f1(sm.AllocMBPerS), f1(sm.GCPerSecond))
 	return f
 }

@@ -54,7 +54,7 @@ func checkAssist(c *evidenceView, s *gctrace.Segment) *Finding {
 		f.Evidence = append(f.Evidence, Evidence{Label: "allocation rate", Value: sm.AllocMBPerS, Unit: "MB/s", Source: span(s)})
 		f.Message += fmt.Sprintf(" The program allocates %s MB/s.", f1(sm.AllocMBPerS))
 	}
-	f.Remedy = "The allocation rate is the problem, not the GC: cut allocations at their sites (heap profile, alloc_space) — reuse buffers with sync.Pool, preallocate slices and maps. More headroom (higher GOGC"
+	f.Remedy = "The allocation rate is the problem, not the GC: cut allocations at their sites (heap profile, alloc_space) — " + remedyReuseBuffers + ". More headroom (higher GOGC"
 	if c.goVersion(s).atLeast(19) != no {
 		f.Remedy += ", or GOMEMLIMIT with a higher GOGC"
 	}

@@ -23,9 +23,7 @@ they are half of all cycles), information otherwise (benchmarks, for one, force 
 between runs). The runtime's periodic GC after two minutes without one is
 not forced by the program and is not counted.`,
 		Remedy: `Remove runtime.GC() calls from loops and request paths: the pacer decides
-better. To return memory to the OS after a one-off peak, call
-debug.FreeOSMemory() once after it, or on Go ≥ 1.19 set GOMEMLIMIT so the
-scavenger returns memory as the limit nears.`,
+better. ` + docReturnMemory,
 		Verify: `Rerun: forced_cycles should be 0 (or the few deliberate calls left).`,
 		check:  checkForced,
 	})
@@ -66,11 +64,7 @@ func checkForced(c *evidenceView, s *gctrace.Segment) *Finding {
 	if sm.FirstForcedLine > 0 {
 		f.Where = []Location{{File: s.Input, Line: sm.FirstForcedLine}}
 	}
-	f.Remedy = "Remove runtime.GC() from loops and request paths: each call runs a full collection and blocks its caller. To hand memory back after a one-off peak, call debug.FreeOSMemory() once"
-	if c.goVersion(s).atLeast(19) != no {
-		f.Remedy += ", or set GOMEMLIMIT"
-	}
-	f.Remedy += "."
+	f.Remedy = "Remove runtime.GC() from loops and request paths: each call runs a full collection and blocks its caller. " + returnMemory(c.goVersion(s))
 	if sev == Info {
 		f.Remedy += " A few forced cycles are normal in benchmarks and tests."
 	}

@@ -26,10 +26,8 @@ cumulative percentage is used when that is all there is.`,
 		Remedy: `In steady state the GC's CPU is proportional to the allocation rate divided
 by GOGC: each cycle costs about as much as the live heap is large, and a
 cycle comes every live × GOGC/100 bytes allocated. So there are two levers.
-First, allocate less: find the sites that allocate the most bytes
-(` + "`go tool pprof -sample_index=alloc_space`" + ` on a heap profile) and reuse
-buffers (sync.Pool, io.CopyBuffer), preallocate slices and maps, build
-strings with strings.Builder. Second, give the GC more headroom: raise GOGC
+First, allocate less: reuse instead of reallocating, as alloc-churn says.
+Second, give the GC more headroom: raise GOGC
 (GOGC=200 roughly halves the GC CPU and grows the peak heap from about 2× to
 3× the live heap) or, on Go ≥ 1.19, set GOMEMLIMIT to the memory you can
 spare and raise GOGC under it.`,
@@ -102,14 +100,14 @@ func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 	case sm.Forced*2 >= sm.Cycles:
 		f.Remedy = fmt.Sprintf("%d of the %d cycles were forced by runtime.GC or debug.FreeOSMemory (see forced-gc): remove those calls first. GOGC and GOMEMLIMIT do not apply to forced cycles, so tuning them would change little.", sm.Forced, sm.Cycles)
 	case churn && sm.MinHeapCycles*2 < sm.Cycles:
-		f.Remedy = "Most of what the program allocates dies within milliseconds (see alloc-churn). Reuse instead of reallocating: find the sites that allocate the most bytes with a heap profile (`go tool pprof -sample_index=alloc_space`), then keep large buffers in a sync.Pool (store pointers such as *[]byte), pass a pooled buffer to io.CopyBuffer, preallocate slices and maps, build strings with strings.Builder. Raising GOGC would only spread the same garbage over fewer, larger cycles."
+		f.Remedy = "Most of what the program allocates dies within milliseconds (see alloc-churn). " + remedyReuse
 	case sm.AtGoalCycles*2 >= sm.Cycles && gctrace.Valid(sm.MarkWallPct) && sm.MarkWallPct >= 50:
 		f.Remedy = "The live heap fills the heap goal, so the GC runs back to back (see memlimit-death-spiral): raising GOGC changes nothing while a memory limit caps the goal. Make room between the live heap and the limit, or shrink the live heap."
 	case sm.MinHeapCycles*2 >= sm.Cycles:
 		f.Remedy = fmt.Sprintf("Most cycles run at the minimum heap goal (%s), so the live heap is not what paces the GC: the allocation rate is. Raise GOGC or set GOMEMLIMIT (see gc-min-heap), and cut allocations at their sites (heap profile, alloc_space).", mb(c.minHeapMB()))
 	case live > 0 && !c.off:
 		g2 := c.gogc * 2
-		f.Remedy = fmt.Sprintf("Allocate less: the sites that allocate the most bytes are found with a heap profile (`go tool pprof -sample_index=alloc_space`); reuse buffers with sync.Pool, preallocate slices and maps. Or trade memory for CPU: GOGC=%d would roughly halve the GC CPU while the peak heap grows from about %s to %s (live %s × (1 + GOGC/100)).",
+		f.Remedy = fmt.Sprintf("Allocate less: the sites that allocate the most bytes are found with a heap profile ("+pprofAllocSpace+"); "+remedyReuseBuffers+". Or trade memory for CPU: GOGC=%d would roughly halve the GC CPU while the peak heap grows from about %s to %s (live %s × (1 + GOGC/100)).",
 			g2, mb(live*int64(100+c.gogc)/100), mb(live*int64(100+g2)/100), mb(live))
 		if c.goVersion(s).atLeast(19) != no {
 			f.Remedy += " With a memory budget, set GOMEMLIMIT to it and raise GOGC under it."

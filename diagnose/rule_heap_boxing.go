@@ -1,5 +1,8 @@
 package diagnose
 
+// remedyHeapBoxing is heap-boxing's remedy, in its documentation and its findings.
+const remedyHeapBoxing = "Keep the value concrete on the hot path: typed functions instead of any, no small values stored in interfaces, pointers to values that exist already, and closures that do not outlive the call or capture less."
+
 func init() {
 	register(&Rule{
 		ID: "heap-boxing", Title: "Values escape to the heap through interfaces or closures", Severity: Info, Rank: 33,
@@ -8,21 +11,16 @@ func init() {
 interface-typed field, logging it with fmt) or capturing a variable in a
 closure that outlives the call makes the compiler allocate it on the heap.
 On a hot line each call is a small allocation, and they add up.`,
-		Detection: `A site charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes where escape
+		Detection: hotSiteDetection + ` where escape
 analysis (gcdoctor heap --source) puts a value on the heap to convert it to
 an interface ("v escapes to heap" for a variable, or the reason
 "interface-converted") or because a closure captures it ("captured by a
 closure").`,
-		Remedy: `Keep the value concrete on the hot path: use typed functions instead of
-any, avoid storing small values in interfaces, pass pointers to existing
-values, or restructure the closure so it does not outlive the call (or
-captures less).`,
+		Remedy: remedyHeapBoxing,
 		Verify: `Run escape analysis again (gcdoctor heap --source): the line should no
 longer escape, and the profile should no longer charge it.`,
 		checkAll: func(c *evidenceView) []*Finding {
-			return heapFindings(c, patBoxing, func(s *HeapSite, f *Finding) {
-				f.Remedy = "Keep the value concrete on the hot path: typed functions instead of any, no small values stored in interfaces, and closures that do not outlive the call or capture less."
-			})
+			return heapFindings(c, patBoxing, remedyHeapBoxing, nil)
 		},
 	})
 }

@@ -1,5 +1,8 @@
 package diagnose
 
+// remedyHeapFmt is heap-fmt's remedy, in its documentation and its findings.
+const remedyHeapFmt = "Replace fmt.Sprintf for simple conversions with strconv (Itoa, FormatInt, or AppendInt into a reused []byte); use a strings.Builder for composite strings."
+
 func init() {
 	register(&Rule{
 		ID: "heap-fmt", Title: "fmt formats on a hot path", Severity: Info, Rank: 32,
@@ -7,15 +10,12 @@ func init() {
 		Rationale: `fmt.Sprintf and friends box their arguments in interfaces and build the
 result in a fresh string; for simple conversions strconv does the same with
 less garbage, or none when appending to a buffer.`,
-		Detection: `A mostly short-lived site (less than half its bytes still live) charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes whose allocation happens in
+		Detection: hotSiteDetection + ` whose allocation happens in
 fmt or whose source line calls fmt.Sprint, Sprintf, Sprintln or Errorf.`,
-		Remedy: `Use strconv (Itoa, FormatInt, AppendInt into a reused []byte) for number
-conversions; build composite strings with a strings.Builder.`,
+		Remedy: remedyHeapFmt,
 		Verify: `Take the profile again and compare the line's bytes.`,
 		checkAll: func(c *evidenceView) []*Finding {
-			return heapFindings(c, patFmt, func(s *HeapSite, f *Finding) {
-				f.Remedy = "Replace fmt.Sprintf for simple conversions with strconv (Itoa, FormatInt, or AppendInt into a reused []byte); use a strings.Builder for composite strings."
-			})
+			return heapFindings(c, patFmt, remedyHeapFmt, nil)
 		},
 	})
 }

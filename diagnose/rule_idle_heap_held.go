@@ -23,10 +23,7 @@ while the program is idle: at least half of its cycles are the periodic
 forced GC, or it averages one cycle per 30 s or less over at least 3
 cycles.`,
 		Remedy: `Find what the live heap holds: a heap profile with -sample_index=inuse_space
-while idle. Bound or expire caches; release buffers after a peak. To return
-freed memory to the OS sooner, call debug.FreeOSMemory() after a known
-one-off peak, or set GOMEMLIMIT (Go ≥ 1.19), which makes the scavenger
-return memory as the limit nears.`,
+while idle. Bound or expire caches; release buffers after a peak. ` + docReturnMemory,
 		Verify: `Check the live heap while idle after the change (gctrace or
 /debug/pprof/heap) and the process RSS.`,
 		check: checkIdle,
@@ -74,11 +71,7 @@ func checkIdle(c *evidenceView, s *gctrace.Segment) *Finding {
 	if s.Scavenges > 0 {
 		f.Evidence = append(f.Evidence, Evidence{Label: "scavenger lines", Value: float64(s.Scavenges), Unit: "lines", Source: span(s)})
 	}
-	f.Remedy = "See what the idle heap holds with an inuse_space heap profile; bound or expire caches and drop buffers kept from a past peak. To return freed memory to the OS sooner, call debug.FreeOSMemory() after a one-off peak"
-	if c.goVersion(s).atLeast(19) != no {
-		f.Remedy += " or set GOMEMLIMIT"
-	}
-	f.Remedy += "."
+	f.Remedy = "See what the idle heap holds with an inuse_space heap profile; bound or expire caches and drop buffers kept from a past peak. " + returnMemory(c.goVersion(s))
 	f.Verify = "Compare the live heap while idle, and the RSS, after the change."
 	return f
 }

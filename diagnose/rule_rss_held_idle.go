@@ -23,10 +23,7 @@ have; on a node, a candidate for the OOM killer.`,
 cycle the program runs on for at least 1 s (and a fifth of its run)
 without another cycle, while its RSS stays at 64 MiB or more and at least
 half of its peak.`,
-		Remedy: `If the data is no longer needed, call debug.FreeOSMemory() once after the
-burst: it collects and returns the freed pages at once. On Go ≥ 1.19 a
-GOMEMLIMIT also makes the scavenger return memory as the limit nears. If
-the data is still referenced, a heap profile (inuse_space) taken while idle
+		Remedy: docReturnMemory + ` If the data is still referenced, a heap profile (inuse_space) taken while idle
 shows who holds it. GODEBUG=madvdontneed=1 only matters on Go 1.12–1.15.`,
 		Verify: `Rerun under gcdoctor run: the RSS after the burst should fall close to the
 live heap.`,
@@ -79,11 +76,7 @@ func checkRSSIdle(c *evidenceView) []*Finding {
 		{Label: "idle time after the last cycle", Value: idle.Seconds(), Unit: "s", Source: span(s)},
 	}
 	f.Where = []Location{{File: s.Input, Line: s.LastLine}}
-	f.Remedy = "If the data is no longer needed, call debug.FreeOSMemory() once after the burst to collect it and return the pages"
-	if c.goVersion(s).atLeast(19) != no {
-		f.Remedy += ", or set GOMEMLIMIT so the scavenger returns memory as the limit nears"
-	}
-	f.Remedy += ". If it is still referenced, an inuse_space heap profile taken while idle shows who holds it."
+	f.Remedy = returnMemory(c.goVersion(s)) + " If the data is still referenced, an inuse_space heap profile taken while idle shows who holds it."
 	f.Verify = "Rerun under gcdoctor run: RSS after the burst should fall close to the live heap."
 	return []*Finding{f}
 }

@@ -24,11 +24,10 @@ allows (heap at the end of a cycle, its goal, or the goal the last cycle
 set for the next one, which the heap may grow to unseen; plus stacks and
 globals) and at least 64 MB more.`,
 		Remedy: `On Go 1.12–1.15 set GODEBUG=madvdontneed=1 so freed memory leaves RSS at
-once (the default again from Go 1.16). On Go ≥ 1.19 set GOMEMLIMIT: it
-counts all memory the runtime manages and makes the scavenger return freed
-pages as the limit nears. Call debug.FreeOSMemory() after a known one-off
-peak. If the gap remains, the memory is not the Go heap: look at cgo
-allocations, mmap'd files, and goroutine stacks (a goroutine profile).`,
+once (the default again from Go 1.16). ` + docReturnMemory + ` GOMEMLIMIT
+counts all memory the runtime manages, not only the heap. If the gap
+remains, the memory is not the Go heap: look at cgo allocations, mmap'd
+files, and goroutine stacks (a goroutine profile).`,
 		Verify: `Rerun under ` + "`gcdoctor run`" + ` and compare the peak RSS with the peak heap.`,
 		Versions: `Go 1.12–1.15 return memory with MADV_FREE by default (RSS drops only under
 memory pressure); Go ≥ 1.16 uses MADV_DONTNEED again. GOMEMLIMIT from Go 1.19.`,
@@ -76,9 +75,9 @@ func rssFinding(c *evidenceView, s *gctrace.Segment, rss, heap int64) *Finding {
 	case v.atLeast(12) == yes && v.atLeast(16) == no:
 		f.Remedy = fmt.Sprintf("%s returns freed memory with MADV_FREE, which leaves it in RSS until the OS needs it: set GODEBUG=madvdontneed=1 (the default from Go 1.16).", v)
 	case v.atLeast(19) != no:
-		f.Remedy = "Set GOMEMLIMIT so the scavenger returns freed pages as the limit nears, or call debug.FreeOSMemory() after a one-off peak."
+		f.Remedy = returnMemory(v)
 	default:
-		f.Remedy = "Call debug.FreeOSMemory() after a one-off peak; upgrading to Go ≥ 1.19 adds GOMEMLIMIT."
+		f.Remedy = returnMemory(v) + " Upgrading to Go ≥ 1.19 adds GOMEMLIMIT."
 	}
 	f.Remedy += " If the gap stays, the memory is not Go heap: check cgo allocations, mmap'd files and goroutine stacks."
 	f.Verify = "Rerun under gcdoctor run and compare peak RSS with the peak heap."

@@ -18,8 +18,8 @@ not the collector.`,
 		Detection: `Mark assists are at least 30% of the GC's mark CPU (dedicated, fractional and
 assist time) in a trace where GC takes at least 5% of the CPU.`,
 		Remedy: `Reduce the allocation rate of the goroutines that pay the most assist time
-(a heap profile of that code path: reuse buffers, preallocate), or give the
-GC more headroom (higher GOGC, or GOMEMLIMIT on Go ≥ 1.19).`,
+(a heap profile of that code path), or give the GC more headroom, as
+assist-heavy says of the same problem seen in a gctrace.`,
 		Verify: `Trace again: assist time and its share should fall, and the latency of
 the paying goroutines with it.`,
 		checkAll: checkTraceAssist,
@@ -51,9 +51,9 @@ func checkTraceAssist(c *evidenceView) []*Finding {
 		g := groups[0]
 		f.Message += fmt.Sprintf(" %s paid the most: %s ms of assists, %s of its running time.", g.Name, f1(g.AssistMS), pct(g.AssistMS/max(g.RunningMS, 1e-9)))
 		f.Evidence = append(f.Evidence, Evidence{Label: "assists paid by " + g.Name, Value: g.AssistMS, Unit: "ms", Source: traceName(c)})
-		f.Remedy = fmt.Sprintf("Reduce what %s allocates (take a heap profile of that path: reuse buffers, preallocate), or give the GC more headroom with a higher GOGC or GOMEMLIMIT.", g.Name)
+		f.Remedy = fmt.Sprintf("Reduce what %s allocates (take a heap profile of that path, then %s), or %s.", g.Name, remedyReuseBuffers, remedyHeadroom)
 	} else {
-		f.Remedy = "Reduce the allocation rate (heap profile, alloc_space), or give the GC more headroom with a higher GOGC or GOMEMLIMIT."
+		f.Remedy = "Reduce the allocation rate (heap profile, alloc_space), or " + remedyHeadroom + "."
 	}
 	f.Verify = "Trace again: the assist share should drop below 30%."
 	return []*Finding{f}
