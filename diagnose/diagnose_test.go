@@ -1,9 +1,6 @@
 package diagnose
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,18 +9,10 @@ import (
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
 
+// parseFile parses one of the real logs copied in testdata/gctrace.
 func parseFile(t *testing.T, name string) *gctrace.Log {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../gctrace/testdata/corpus", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := gctrace.Parse(f, name, gctrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return gctraceLog(t, "gctrace/"+name)
 }
 
 func ids(d *Diagnosis) []string {
@@ -166,16 +155,8 @@ func remedyOf(d *Diagnosis, id string) string {
 }
 
 func TestVersionBoundaries(t *testing.T) {
-	// A short-lived process GCing at the minimum heap (the gofmt log has
-	// too few such cycles; build one from real go1.26 lines).
-	var b strings.Builder
-	for i := 1; i <= 40; i++ {
-		fmt.Fprintf(&b, "gc %d @%d.%03ds 12%%: 0.10+2.5+0.012 ms clock, 0.20+0.16/1.0/0+0.025 ms cpu, 3->3->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P\n", i, i/50, (i%50)*20)
-	}
-	minHeap, err := gctrace.Parse(strings.NewReader(b.String()), "minheap.log", gctrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A process GCing at the minimum heap, 12 times a second.
+	minHeap := gctraceLog(t, "minheap/fast.log")
 	spiral := parseFile(t, "15-go58106-gomemlimit-death-spiral-3P.log")
 	seed := parseFile(t, "seed002-go110-4P.log")
 	tests := []struct {
