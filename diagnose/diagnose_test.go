@@ -244,3 +244,84 @@ func TestClassifyBoxing(t *testing.T) {
 		}
 	}
 }
+
+func TestSeverity(t *testing.T) {
+	for _, s := range []Severity{Info, Warning, Critical} {
+		p, err := ParseSeverity(strings.ToUpper(s.String()))
+		if err != nil || p != s {
+			t.Errorf("ParseSeverity(%q) = %v, %v", strings.ToUpper(s.String()), p, err)
+		}
+		if b, _ := s.MarshalText(); string(b) != s.String() {
+			t.Errorf("%v marshals as %q", s, b)
+		}
+	}
+	if _, err := ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity(fatal) succeeded")
+	}
+	if s := Severity(7).String(); s != "Severity(7)" {
+		t.Errorf("Severity(7) = %q", s)
+	}
+}
+
+func TestLocationString(t *testing.T) {
+	tests := []struct {
+		l    Location
+		want string
+	}{
+		{Location{File: "a.log", Line: 3}, "a.log:3"},
+		{Location{File: "a.log", Line: 3, EndLine: 9}, "a.log:3-9"},
+		{Location{File: "a.log", Line: 3, EndLine: 3}, "a.log:3"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.l, got, tt.want)
+		}
+	}
+}
+
+// TestCatalogue checks that docs/rules.md, generated from Catalogue, lists
+// every rule with each part of its documentation.
+func TestCatalogue(t *testing.T) {
+	c := Catalogue()
+	for _, r := range Rules() {
+		if !strings.Contains(c, "| ["+r.ID+"](#"+r.ID+") |") {
+			t.Errorf("%s missing from the table", r.ID)
+		}
+		md := r.Markdown()
+		if !strings.Contains(c, strings.TrimRight(md, "\n")) {
+			t.Errorf("%s: section missing from the catalogue", r.ID)
+		}
+		for _, part := range []string{"## " + r.ID + "\n", "**Why it matters.**", "**How it is detected.**", "**What to do.**", "**How to verify.**"} {
+			if !strings.Contains(md, part) {
+				t.Errorf("%s: no %q", r.ID, part)
+			}
+		}
+	}
+}
+
+func TestMaxSeverity(t *testing.T) {
+	if _, ok := (&Diagnosis{}).MaxSeverity(); ok {
+		t.Error("MaxSeverity of no findings reported one")
+	}
+	d := Diagnose(&Input{Log: parseFile(t, "seed002-go110-4P.log"), GoVersion: "go1.10"})
+	if s, ok := d.MaxSeverity(); !ok || s != Warning {
+		t.Errorf("seed002: MaxSeverity %v, %v; want warning", s, ok)
+	}
+}
+
+// TestHeapSites checks the ranked sites a diagnosis keeps for the report:
+// in rank order, with the source line and the pattern the rules used.
+func TestHeapSites(t *testing.T) {
+	sites := Diagnose(&Input{Heap: heapEvidence(t, "concat")}).HeapSites()
+	if len(sites) == 0 {
+		t.Fatal("no sites")
+	}
+	for i, s := range sites {
+		if s.Rank != i+1 {
+			t.Errorf("site %d has rank %d", i, s.Rank)
+		}
+	}
+	if s := sites[0]; s.Pattern != patConcat || s.Text != `line += "field,"` {
+		t.Errorf("top site %s:%d: pattern %s, text %q", s.File, s.Line, s.Pattern, s.Text)
+	}
+}
