@@ -236,6 +236,7 @@ func TestClassifyBoxing(t *testing.T) {
 		{"sinkNode = &node{id: i}", escape.Site{Kind: escape.EscapesToHeap, Expr: "&node{...}", Chain: []escape.Step{step("spill"), step("assign")}}, patOther},
 		{"sinkStr = string(key)", escape.Site{Kind: escape.EscapesToHeap, Expr: "string(key)", Chain: []escape.Step{step("spill"), step("assign")}}, patConversion},
 		{"n := 0", escape.Site{Kind: escape.MovedToHeap, Expr: "n", Chain: []escape.Step{step("address-of")}}, patOther},
+		{"attrs[k] = v", escape.Site{Kind: escape.EscapesToHeap, Expr: "v", Chain: []escape.Step{step("spill"), step("assign")}}, patMap},
 	}
 	for _, tt := range tests {
 		s := &HeapSite{Text: tt.text, Escapes: []escape.Site{tt.esc}}

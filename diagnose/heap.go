@@ -136,8 +136,11 @@ func boxed(s *HeapSite) bool {
 	if t != "" && (reAppend.MatchString(t) || reConcat.MatchString(t) || reFmt.MatchString(t)) {
 		return false
 	}
+	// A value stored in a map or converted on the same line: the map's
+	// growth or the copy is the more specific pattern.
+	other := t != "" && (reMakeMap.MatchString(t) || reMapAssign.MatchString(t) || reConversion.MatchString(t))
 	for _, e := range s.Escapes {
-		if e.Kind == escape.EscapesToHeap && e.Expr != "append" && reBoxedValue.MatchString(e.Expr) {
+		if e.Kind == escape.EscapesToHeap && e.Expr != "append" && !other && reBoxedValue.MatchString(e.Expr) {
 			return true
 		}
 		for _, r := range e.Reasons() {
