@@ -5,7 +5,7 @@ import "strings"
 // checkCommand returns a command line that collects new evidence of the
 // kind a finding rests on and compares or diagnoses it: what to run once
 // the fix is in. Names of files still to be recorded end in "-after".
-func (c *context) checkCommand(f *Finding) string {
+func (c *evidenceView) checkCommand(f *Finding) string {
 	in := c.in
 	switch {
 	case f.ID == ruleLintHot:

@@ -217,27 +217,27 @@ func Diagnose(in *Input) *Diagnosis {
 		in = &cp
 	}
 	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace, Lint: in.Lint}
-	ctx := newContext(in)
-	d.heapSites = ctx.heapSites()
+	ev := newEvidenceView(in)
+	d.heapSites = ev.heapSites()
 	if in.Lint != nil {
 		d.LintRanked = rankLint(in.Lint, in.Heap)
-		ctx.lint = d.LintRanked
+		ev.lint = d.LintRanked
 	}
 	d.Tuning = tune(in.Log, in.Tune.complete(in))
-	ctx.tuning = d.Tuning
+	ev.tuning = d.Tuning
 	d.CrossChecks = crossCheck(in.Log, in.Trace)
-	ctx.crossChecks = d.CrossChecks
+	ev.crossChecks = d.CrossChecks
 	var found []Finding
 	for _, r := range rules {
 		if r.check != nil {
 			for _, s := range in.Log.Segments {
-				if f := r.check(ctx, s); f != nil {
+				if f := r.check(ev, s); f != nil {
 					found = append(found, r.fill(f, s))
 				}
 			}
 		}
 		if r.checkAll != nil {
-			for _, f := range r.checkAll(ctx) {
+			for _, f := range r.checkAll(ev) {
 				found = append(found, r.fill(f, nil))
 			}
 		}
@@ -245,10 +245,10 @@ func Diagnose(in *Input) *Diagnosis {
 	d.Findings = foldLint(merge(found))
 	for i := range d.Findings {
 		if f := &d.Findings[i]; f.Command == "" {
-			f.Command = ctx.checkCommand(f)
+			f.Command = ev.checkCommand(f)
 		}
 	}
-	d.Notes = ctx.notes(in)
+	d.Notes = ev.notes(in)
 	return d
 }
 

@@ -1,9 +1,6 @@
 package diagnose
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,18 +9,10 @@ import (
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
 
+// parseFile parses one of the real logs copied in testdata/gctrace.
 func parseFile(t *testing.T, name string) *gctrace.Log {
 	t.Helper()
-	f, err := os.Open(filepath.Join("../gctrace/testdata/corpus", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := gctrace.Parse(f, name, gctrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return gctraceLog(t, "gctrace/"+name)
 }
 
 func ids(d *Diagnosis) []string {
@@ -166,16 +155,8 @@ func remedyOf(d *Diagnosis, id string) string {
 }
 
 func TestVersionBoundaries(t *testing.T) {
-	// A short-lived process GCing at the minimum heap (the gofmt log has
-	// too few such cycles; build one from real go1.26 lines).
-	var b strings.Builder
-	for i := 1; i <= 40; i++ {
-		fmt.Fprintf(&b, "gc %d @%d.%03ds 12%%: 0.10+2.5+0.012 ms clock, 0.20+0.16/1.0/0+0.025 ms cpu, 3->3->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P\n", i, i/50, (i%50)*20)
-	}
-	minHeap, err := gctrace.Parse(strings.NewReader(b.String()), "minheap.log", gctrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A process GCing at the minimum heap, 12 times a second.
+	minHeap := gctraceLog(t, "minheap/fast.log")
 	spiral := parseFile(t, "15-go58106-gomemlimit-death-spiral-3P.log")
 	seed := parseFile(t, "seed002-go110-4P.log")
 	tests := []struct {
@@ -188,9 +169,9 @@ func TestVersionBoundaries(t *testing.T) {
 		{"min heap, GOMEMLIMIT", "gc-min-heap", "go1.19", minHeap, 0, "do not use a heap ballast", "has no GOMEMLIMIT"},
 		{"spiral before limits", "memlimit-death-spiral", "go1.18", spiral, 0, "very low GOGC", "Raise GOMEMLIMIT"},
 		{"spiral with a limit", "memlimit-death-spiral", "go1.19.5", spiral, 0, "Raise GOMEMLIMIT", "very low GOGC"},
-		{"RSS with MADV_FREE", "rss-over-heap", "go1.14", seed, 4 << 30, "madvdontneed=1", "Set GOMEMLIMIT"},
-		{"RSS with MADV_DONTNEED, no limit", "rss-over-heap", "go1.16", seed, 4 << 30, "upgrading to Go ≥ 1.19", "madvdontneed"},
-		{"RSS with GOMEMLIMIT", "rss-over-heap", "go1.21", seed, 4 << 30, "Set GOMEMLIMIT", "madvdontneed"},
+		{"RSS with MADV_FREE", "rss-over-heap", "go1.14", seed, 4 << 30, "madvdontneed=1", "set GOMEMLIMIT"},
+		{"RSS with MADV_DONTNEED, no limit", "rss-over-heap", "go1.16", seed, 4 << 30, "Upgrading to Go ≥ 1.19", "madvdontneed"},
+		{"RSS with GOMEMLIMIT", "rss-over-heap", "go1.21", seed, 4 << 30, "set GOMEMLIMIT", "madvdontneed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,5 +219,110 @@ func TestClassifyBoxing(t *testing.T) {
 	s = &HeapSite{Text: "s = append(s, v)", Escapes: []escape.Site{boxedSite}}
 	if got := classify(s); got != patAppend {
 		t.Errorf("append with a boxed value classified %s, want the more specific %s", got, patAppend)
+	}
+
+	// A value (not a pointer) put in an interface, as Go 1.26 explains it
+	// (testdata/heap/escape.txt): the reasons are spill and assign, and
+	// the expression is the variable.
+	step := func(reason string) escape.Step { return escape.Step{Reason: reason} }
+	tests := []struct {
+		text string
+		esc  escape.Site
+		want string
+	}{
+		{"sinkAny = v", escape.Site{Kind: escape.EscapesToHeap, Expr: "v", Chain: []escape.Step{step("spill"), step("assign")}}, patBoxing},
+		{"keep(p.pt)", escape.Site{Kind: escape.EscapesToHeap, Expr: "p.pt", Chain: []escape.Step{step("spill"), step("call parameter")}}, patBoxing},
+		{"sinkAny = any(v)", escape.Site{Kind: escape.EscapesToHeap, Expr: "any(v)", Chain: []escape.Step{step("spill"), step("assign")}}, patBoxing},
+		{"sinkNode = &node{id: i}", escape.Site{Kind: escape.EscapesToHeap, Expr: "&node{...}", Chain: []escape.Step{step("spill"), step("assign")}}, patOther},
+		{"sinkStr = string(key)", escape.Site{Kind: escape.EscapesToHeap, Expr: "string(key)", Chain: []escape.Step{step("spill"), step("assign")}}, patConversion},
+		{"n := 0", escape.Site{Kind: escape.MovedToHeap, Expr: "n", Chain: []escape.Step{step("address-of")}}, patOther},
+		{"attrs[k] = v", escape.Site{Kind: escape.EscapesToHeap, Expr: "v", Chain: []escape.Step{step("spill"), step("assign")}}, patMap},
+	}
+	for _, tt := range tests {
+		s := &HeapSite{Text: tt.text, Escapes: []escape.Site{tt.esc}}
+		if got := classify(s); got != tt.want {
+			t.Errorf("classify(%q, %q escapes) = %s, want %s", tt.text, tt.esc.Expr, got, tt.want)
+		}
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for _, s := range []Severity{Info, Warning, Critical} {
+		p, err := ParseSeverity(strings.ToUpper(s.String()))
+		if err != nil || p != s {
+			t.Errorf("ParseSeverity(%q) = %v, %v", strings.ToUpper(s.String()), p, err)
+		}
+		if b, _ := s.MarshalText(); string(b) != s.String() {
+			t.Errorf("%v marshals as %q", s, b)
+		}
+	}
+	if _, err := ParseSeverity("fatal"); err == nil {
+		t.Error("ParseSeverity(fatal) succeeded")
+	}
+	if s := Severity(7).String(); s != "Severity(7)" {
+		t.Errorf("Severity(7) = %q", s)
+	}
+}
+
+func TestLocationString(t *testing.T) {
+	tests := []struct {
+		l    Location
+		want string
+	}{
+		{Location{File: "a.log", Line: 3}, "a.log:3"},
+		{Location{File: "a.log", Line: 3, EndLine: 9}, "a.log:3-9"},
+		{Location{File: "a.log", Line: 3, EndLine: 3}, "a.log:3"},
+	}
+	for _, tt := range tests {
+		if got := tt.l.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.l, got, tt.want)
+		}
+	}
+}
+
+// TestCatalogue checks that docs/rules.md, generated from Catalogue, lists
+// every rule with each part of its documentation.
+func TestCatalogue(t *testing.T) {
+	c := Catalogue()
+	for _, r := range Rules() {
+		if !strings.Contains(c, "| ["+r.ID+"](#"+r.ID+") |") {
+			t.Errorf("%s missing from the table", r.ID)
+		}
+		md := r.Markdown()
+		if !strings.Contains(c, strings.TrimRight(md, "\n")) {
+			t.Errorf("%s: section missing from the catalogue", r.ID)
+		}
+		for _, part := range []string{"## " + r.ID + "\n", "**Why it matters.**", "**How it is detected.**", "**What to do.**", "**How to verify.**"} {
+			if !strings.Contains(md, part) {
+				t.Errorf("%s: no %q", r.ID, part)
+			}
+		}
+	}
+}
+
+func TestMaxSeverity(t *testing.T) {
+	if _, ok := (&Diagnosis{}).MaxSeverity(); ok {
+		t.Error("MaxSeverity of no findings reported one")
+	}
+	d := Diagnose(&Input{Log: parseFile(t, "seed002-go110-4P.log"), GoVersion: "go1.10"})
+	if s, ok := d.MaxSeverity(); !ok || s != Warning {
+		t.Errorf("seed002: MaxSeverity %v, %v; want warning", s, ok)
+	}
+}
+
+// TestHeapSites checks the ranked sites a diagnosis keeps for the report:
+// in rank order, with the source line and the pattern the rules used.
+func TestHeapSites(t *testing.T) {
+	sites := Diagnose(&Input{Heap: heapEvidence(t, "concat")}).HeapSites()
+	if len(sites) == 0 {
+		t.Fatal("no sites")
+	}
+	for i, s := range sites {
+		if s.Rank != i+1 {
+			t.Errorf("site %d has rank %d", i, s.Rank)
+		}
+	}
+	if s := sites[0]; s.Pattern != patConcat || s.Text != `line += "field,"` {
+		t.Errorf("top site %s:%d: pattern %s, text %q", s.File, s.Line, s.Pattern, s.Text)
 	}
 }

@@ -1,47 +1,31 @@
 package diagnose
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
-	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
-// jsonBenchHeap is the allocs profile of encoding/json's own benchmarks
-// (heapprof/testdata/profiles): a real program's profile, whose sites are
-// in /usr/local/go/src/encoding/json.
-func jsonBenchHeap(t *testing.T) *HeapEvidence {
-	t.Helper()
-	f, err := os.Open("../heapprof/testdata/profiles/json-bench.pprof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := heapprof.Read(f, "json-bench.pprof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The benchmark's code is all standard library: count it as the user's.
-	user := func(string) bool { return true }
-	return &HeapEvidence{Name: "json-bench.pprof", Profile: p, Top: p.Top(heapprof.SiteOptions{N: 10, User: user})}
-}
+// lintHeap is the profile of testdata/heap's lint case: a string built
+// with += (87% of the bytes, main.go:195), a regexp compiled per request
+// (12.6%, main.go:296) and time.After in a loop (0.1%, main.go:303), named
+// by import path as a -trimpath build records them.
+func lintHeap(t *testing.T) *HeapEvidence { return heapEvidence(t, "lint") }
 
 // TestRankLint weighs source-check findings by the profile's bytes at
 // their lines, across the path forms of a checker (relative to the module,
-// or another checkout) and of a profile (absolute build paths).
+// or another checkout) and of a profile (import paths, from -trimpath).
 func TestRankLint(t *testing.T) {
-	h := jsonBenchHeap(t)
-	le := &LintEvidence{Patterns: []string{"encoding/json"}, Findings: []LintFinding{
-		{Rule: "timeafterloop", File: "net/http/server.go", Line: 100},                    // cold
-		{Rule: "appendprealloc", File: "encoding/json/encode.go", Line: 1225},             // 7.9%
-		{Rule: "stringconcatloop", File: "/src/other/encoding/json/encode.go", Line: 213}, // 14.0%
-		{Rule: "mapprealloc", File: "json/decode.go", Line: 106},                          // 13.0%
-		{Rule: "sprintfconv", File: "encoding/xml/encode.go", Line: 213},                  // same name and line, another package
+	h := lintHeap(t)
+	le := &LintEvidence{Patterns: []string{"./diagnose/testdata/heap"}, Findings: []LintFinding{
+		{Rule: "appendprealloc", File: "diagnose/testdata/heap/main.go", Line: 155},                  // cold here
+		{Rule: "timeafterloop", File: "heap/main.go", Line: 303},                                     // 0.1%
+		{Rule: "stringconcatloop", File: "/src/other/diagnose/testdata/heap/main.go", Line: 195},     // 87%
+		{Rule: "regexpcompile", File: "/home/me/gcdoctor/diagnose/testdata/heap/main.go", Line: 296}, // 12.6%
+		{Rule: "sprintfconv", File: "trace/main.go", Line: 195},                                      // same name and line, another program
 	}}
 	got := rankLint(le, h)
 	var order []string
@@ -51,70 +35,51 @@ func TestRankLint(t *testing.T) {
 		}
 		order = append(order, f.Rule)
 	}
-	want := "stringconcatloop mapprealloc appendprealloc timeafterloop sprintfconv"
+	want := "stringconcatloop regexpcompile timeafterloop appendprealloc sprintfconv"
 	if strings.Join(order, " ") != want {
 		t.Errorf("order %v, want %s", order, want)
 	}
-	if got[0].HeapRank != 1 || got[0].Share < 0.13 || got[0].Share > 0.15 {
-		t.Errorf("encode.go:213: rank %d share %.3f, want rank 1 and 14%%", got[0].HeapRank, got[0].Share)
+	if got[0].HeapRank != 1 || got[0].Share < 0.85 || got[0].Share > 0.9 {
+		t.Errorf("main.go:195: rank %d share %.3f, want rank 1 and 87%%", got[0].HeapRank, got[0].Share)
 	}
 	if last := got[len(got)-1]; last.Bytes != 0 {
-		t.Errorf("encoding/xml/encode.go:213 charged %d bytes of encoding/json's line", last.Bytes)
+		t.Errorf("trace/main.go:195 charged %d bytes of heap/main.go's line", last.Bytes)
 	}
 
 	// Without a profile the checker's order stands and nothing is weighed.
 	plain := rankLint(le, nil)
-	if plain[0].Rule != "timeafterloop" || plain[0].Weighed {
+	if plain[0].Rule != "appendprealloc" || plain[0].Weighed {
 		t.Errorf("without a profile: %+v", plain[0])
 	}
 }
 
-// TestLintHot checks that hot lint lines become findings, cold ones do not,
-// and that a lint-hot finding is folded into another about the same line.
+// TestLintHot checks, on what gcdoctor lint found in testdata/heap, that a
+// hot lint line becomes a finding, a cold one does not, and a lint finding
+// about a line a heap rule reports is folded into that rule's finding.
 func TestLintHot(t *testing.T) {
-	h := jsonBenchHeap(t)
-	le := &LintEvidence{Findings: []LintFinding{
-		{Rule: "appendprealloc", Title: "t", File: "encoding/json/encode.go", Line: 1225, Message: "append to s in a loop of known length", Fixable: true},
-		{Rule: "timeafterloop", Title: "t", File: "encoding/json/encode.go", Line: 1, Message: "time.After in a loop"},
-	}}
-	d := Diagnose(&Input{Heap: h, Lint: le})
+	all := func(LintFinding) bool { return true }
+	d := Diagnose(&Input{Heap: lintHeap(t), Lint: lintEvidence(t, all)})
 	var hot []Finding
 	for _, f := range d.Findings {
 		if f.ID == ruleLintHot {
 			hot = append(hot, f)
 		}
 	}
-	if len(hot) != 1 || hot[0].Where[0].Line != 1225 {
-		t.Fatalf("lint-hot findings %+v, want one at encode.go:1225", hot)
+	if len(hot) != 1 || hot[0].Where[0].Line != 296 {
+		t.Fatalf("lint-hot findings %+v, want one at main.go:296", hot)
 	}
-	if !strings.Contains(hot[0].Remedy, "--fix") || !strings.Contains(hot[0].Message, "7.9") {
+	if !strings.Contains(hot[0].Remedy, "--fix") || !strings.Contains(hot[0].Message, "[regexpcompile]") || !strings.Contains(hot[0].Message, "12.6%") {
 		t.Errorf("lint-hot: %q / %q", hot[0].Message, hot[0].Remedy)
 	}
 
-	other := Finding{ID: "heap-slice-growth", Message: "encode.go:1225 allocates.", Remedy: "Preallocate.",
-		Where: []Location{{File: "/usr/local/go/src/encoding/json/encode.go", Line: 1225}}}
-	folded := foldLint([]Finding{other, hot[0]})
-	if len(folded) != 1 {
-		t.Fatalf("not folded: %d findings", len(folded))
+	concat, ok := findingByID(d, "heap-string-concat")
+	if !ok {
+		t.Fatalf("no heap-string-concat among %v", ids(d))
 	}
-	if !strings.Contains(folded[0].Message, "gcdoctor lint flags the line too: append to s in a loop of known length [appendprealloc].") ||
-		!strings.HasPrefix(folded[0].Remedy, "gcdoctor lint --fix") {
-		t.Errorf("folded finding: %q / %q", folded[0].Message, folded[0].Remedy)
+	if !strings.Contains(concat.Message, "gcdoctor lint flags the line too: string line is built with += in a loop") ||
+		!strings.Contains(concat.Message, "[stringconcatloop].") || !strings.HasPrefix(concat.Remedy, "gcdoctor lint --fix") {
+		t.Errorf("stringconcatloop not folded into heap-string-concat: %q / %q", concat.Message, concat.Remedy)
 	}
-}
-
-func parseKeep(t *testing.T, name string) *gctrace.Log {
-	t.Helper()
-	f, err := os.Open(filepath.Join("../gctrace/testdata/corpus", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := gctrace.Parse(f, name, gctrace.Options{KeepCycles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // TestTuneAdvice checks the pacer's advice on real logs: given after the
@@ -132,12 +97,12 @@ func TestTuneAdvice(t *testing.T) {
 		{"gofmt-l-goroot-src.gctrace.log", 1 << 30, true, "GOMEMLIMIT="},
 		// A go1.26 program that mostly returns memory to the OS: GC is
 		// cheap (about 1% of the CPU).
-		{"../real/go1.26-scav.log", 0, false, ""},
+		{"go1.26-scav.log", 0, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			req := &TuneRequest{Budget: tt.budget, BudgetSource: "--budget", Objective: pacer.CPU, Options: pacer.Options{GoMinor: 26}}
-			d := Diagnose(&Input{Log: parseKeep(t, tt.file), GoVersion: "go1.26", Tune: req})
+			d := Diagnose(&Input{Log: gctraceLog(t, "gctrace/"+tt.file), GoVersion: "go1.26", Tune: req})
 			if d.Tuning == nil || d.Tuning.Model == nil {
 				t.Fatalf("no model: %+v", d.Tuning)
 			}
@@ -174,50 +139,20 @@ func TestTuneAdvice(t *testing.T) {
 	}
 }
 
-func analyzeTrace(t *testing.T, path string) *TraceEvidence {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := exectrace.Analyze(f, exectrace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &TraceEvidence{Name: filepath.Base(path), Result: res}
-}
-
-func parseKeepPath(t *testing.T, path string) *gctrace.Log {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := gctrace.Parse(f, filepath.Base(path), gctrace.Options{KeepCycles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-// TestCrossCheck compares the gctrace and the execution trace of the demo
-// server's bundle, which come from one process, and the same gctrace with a
-// trace of another program, which must be called out.
+// TestCrossCheck compares the gctrace and the execution trace that one run
+// of testdata/trace's assist case recorded, which must agree, and the same
+// gctrace with the trace of another run on 1 P, which must be called out.
 func TestCrossCheck(t *testing.T) {
-	const demo = "../internal/cli/testdata/demo-bundle/"
-	log := parseKeepPath(t, demo+"gctrace.log")
 	tests := []struct {
 		trace string
 		agree bool
 	}{
-		{demo + "trace.out", true},
-		{"../exectrace/testdata/small.trace", false},
+		{"trace/assist.trace", true},
+		{"trace/assist-1p.trace", false},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.trace), func(t *testing.T) {
-			d := Diagnose(&Input{Log: log, Trace: analyzeTrace(t, tt.trace)})
+			d := Diagnose(&Input{Log: gctraceLog(t, "trace/assist-run/gctrace.log"), Trace: traceEvidence(t, tt.trace)})
 			if len(d.CrossChecks) != 2 {
 				t.Fatalf("cross-checks %+v, want GOMAXPROCS and cycles", d.CrossChecks)
 			}
@@ -226,8 +161,8 @@ func TestCrossCheck(t *testing.T) {
 				t.Logf("%s: gctrace %s, trace %s: %v", c.What, c.GCTrace, c.Trace, c.Agree)
 				agree = agree && c.Agree
 			}
-			_, fired := findingByID(d, "evidence-mismatch")
-			if f, ok := findingByID(d, "evidence-mismatch"); ok && (f.Remedy == "" || f.Verify == "" || len(f.Evidence) == 0) {
+			f, fired := findingByID(d, "evidence-mismatch")
+			if fired && (f.Remedy == "" || f.Verify == "" || len(f.Evidence) == 0) {
 				t.Errorf("incomplete finding %+v", f)
 			}
 			if agree != tt.agree || fired == tt.agree {
@@ -249,29 +184,28 @@ func findingByID(d *Diagnosis, id string) (Finding, bool) {
 // TestCheckCommand gives each finding a command that checks its fix, of
 // the kind of evidence it rests on, quoted for a shell.
 func TestCheckCommand(t *testing.T) {
-	const demo = "../internal/cli/testdata/demo-bundle/"
-	h := jsonBenchHeap(t)
-	in := &Input{Log: parseKeepPath(t, demo+"gctrace.log"), Heap: h, Trace: analyzeTrace(t, demo+"trace.out"), Bundle: "my bundle",
-		Run: &RunInfo{Command: []string{"./server", "-addr", ":8080", "it's"}}}
-	d := Diagnose(in)
+	in := &Input{Log: gctraceLog(t, "gctrace/go1.26-alloc.log"), Heap: heapEvidence(t, "hotsite"), Trace: traceEvidence(t, "trace/stw.trace"),
+		Bundle: "my bundle", Run: &RunInfo{Command: []string{"./server", "-addr", ":8080", "it's"}}}
 	want := map[string]string{
-		"alloc-churn":       `gcdoctor run --out after -- ./server -addr :8080 'it'\''s' && gcdoctor diff 'my bundle' after`,
-		"trace-stw-long":    "gcdoctor trace trace-after.out",
-		"heap-hot-site":     "gcdoctor heap allocs-after.pb.gz",
-		"evidence-mismatch": "",
+		"alloc-churn":    `gcdoctor run --out after -- ./server -addr :8080 'it'\''s' && gcdoctor diff 'my bundle' after`,
+		"trace-stw-long": "gcdoctor trace trace-after.out",
+		"heap-hot-site":  "gcdoctor heap --source ./... allocs-after.pb.gz",
 	}
-	seen := 0
-	for _, f := range d.Findings {
-		w, ok := want[f.ID]
-		if !ok || w == "" {
+	d := Diagnose(in)
+	for id, w := range want {
+		f, ok := findingByID(d, id)
+		if !ok {
+			t.Errorf("no %s among %v", id, ids(d))
 			continue
 		}
-		seen++
 		if f.Command != w {
-			t.Errorf("%s: command %q, want %q", f.ID, f.Command, w)
+			t.Errorf("%s: command %q, want %q", id, f.Command, w)
 		}
 	}
-	if seen == 0 {
-		t.Fatalf("none of %v among the findings %v", want, ids(d))
+
+	// A log given on its own: record the program's gctrace again.
+	d = Diagnose(&Input{Log: gctraceLog(t, "gctrace/go1.26-alloc.log")})
+	if f, _ := findingByID(d, "alloc-churn"); f.Command != "GODEBUG=gctrace=1 PROGRAM 2> after.log && gcdoctor diff go1.26-alloc.log after.log" {
+		t.Errorf("alloc-churn of a log: command %q", f.Command)
 	}
 }

@@ -74,6 +74,10 @@ var (
 	reSizedMap   = regexp.MustCompile(`make\(map\[[^\]]+\][^,()]*(\([^()]*\))?[^,()]*,`) // already has a size hint
 	reMapAssign  = regexp.MustCompile(`^\s*\w+(\.\w+)*\[[^\]]+\]\s*=[^=]`)
 	reFmt        = regexp.MustCompile(`\bfmt\.(Sprint|Sprintf|Sprintln|Errorf)\(`)
+	// reBoxedValue matches what escape analysis names when it puts a
+	// value on the heap to convert it to an interface: the converted
+	// expression itself (a variable, a field, *p), or any(x) written out.
+	reBoxedValue = regexp.MustCompile(`^(\*?[\pL_][\pL\pN_]*(\.[\pL_][\pL\pN_]*)*|any\(.+\)|interface ?\{\}\(.+\))$`)
 )
 
 // classify names what a hot site does, from the function that really
@@ -119,12 +123,26 @@ func classify(s *HeapSite) string {
 // boxed reports whether the compiler moved the line's value to the heap
 // because it was converted to an interface or captured by a closure, with
 // no more specific pattern (append, +=, a large buffer) on the line.
+//
+// The explanation says "interface-converted" only when the converted value
+// is a pointer; a value put in an interface (sink = v, f(v) for a
+// parameter of type any) reads "v escapes to heap" with the reason
+// "spill". A variable's value is allocated apart from the variable (which
+// would be "moved to heap: v") for no other reason, so a heap decision
+// about a bare variable or field counts as boxing too ("append escapes to
+// heap" is append's new array).
 func boxed(s *HeapSite) bool {
 	t := s.Text
 	if t != "" && (reAppend.MatchString(t) || reConcat.MatchString(t) || reFmt.MatchString(t)) {
 		return false
 	}
+	// A value stored in a map or converted on the same line: the map's
+	// growth or the copy is the more specific pattern.
+	other := t != "" && (reMakeMap.MatchString(t) || reMapAssign.MatchString(t) || reConversion.MatchString(t))
 	for _, e := range s.Escapes {
+		if e.Kind == escape.EscapesToHeap && e.Expr != "append" && !other && reBoxedValue.MatchString(e.Expr) {
+			return true
+		}
 		for _, r := range e.Reasons() {
 			if r == "interface-converted" || r == "captured by a closure" {
 				return true
@@ -136,7 +154,7 @@ func boxed(s *HeapSite) bool {
 
 // heapSites returns the ranked sites with their explanations, computed once
 // per diagnosis.
-func (c *context) heapSites() []*HeapSite {
+func (c *evidenceView) heapSites() []*HeapSite {
 	if c.sites != nil || c.in.Heap == nil || c.in.Heap.Top == nil {
 		return c.sites
 	}

@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -29,8 +31,11 @@ type Rule struct {
 
 	// check judges one gctrace segment (process); checkAll judges the
 	// evidence as a whole and may report several findings.
-	check    func(*context, *gctrace.Segment) *Finding
-	checkAll func(*context) []*Finding
+	check    func(*evidenceView, *gctrace.Segment) *Finding
+	checkAll func(*evidenceView) []*Finding
+	// file is the source file that registered the rule: each rule lives
+	// in rule_ID.go (with - as _), which the tests hold the package to.
+	file string
 }
 
 var rules []*Rule
@@ -45,6 +50,9 @@ func register(r *Rule) {
 		if o.ID == r.ID {
 			panic("diagnose: duplicate rule " + r.ID)
 		}
+	}
+	if _, file, _, ok := runtime.Caller(1); ok {
+		r.file = filepath.Base(file)
 	}
 	rules = append(rules, r)
 	slices.SortFunc(rules, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })

@@ -1,9 +1,15 @@
 package diagnose
 
 import (
+	"path/filepath"
+
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/workers"
 )
+
+// The trace rules (goroutine-explosion, workers-*, trace-*) judge goroutine
+// groups, stop-the-world pauses and mark assists as an execution trace
+// records them; the helpers they share are here.
 
 // TraceEvidence is an analysed runtime execution trace.
 type TraceEvidence struct {
@@ -21,4 +27,14 @@ type groupRef = exectrace.Group
 // recommendWorkers sizes a worker group from its measured time split.
 func recommendWorkers(g *exectrace.Group, procs int) workers.Recommendation {
 	return workers.Recommend(workers.FromGroup(g), procs, workers.Options{})
+}
+
+// traceName is the trace file's name, the source of the trace rules' evidence.
+func traceName(c *evidenceView) string { return filepath.Base(c.in.Trace.Name) }
+
+// longLived reports whether a group's goroutines typically live through
+// most of the trace: workers of a pool, as opposed to a goroutine per item.
+func longLived(t *TraceEvidence, g *exectrace.Group) bool {
+	d := float64(t.Result.Duration.Microseconds()) / 1000
+	return d > 0 && g.LifetimeMS.P50 >= 0.8*d
 }

@@ -1,0 +1,125 @@
+package diagnose
+
+import (
+	"fmt"
+
+	"github.com/gcdoctor/gcdoctor/gctrace"
+)
+
+func init() {
+	register(&Rule{
+		ID:       "gc-cpu-high",
+		Title:    "GC takes a large share of the CPU",
+		Severity: Warning,
+		Rank:     20,
+		Evidence: "gctrace",
+		Rationale: `Every millisecond of CPU the collector uses is taken from the program:
+background mark workers take whole Ps, and mark assists stall the goroutines
+that allocate. At 10–15% GC CPU a service needs that much more hardware for
+the same traffic, and its latency suffers when assists hit request paths.`,
+		Detection: `The share of the CPU available to the program (wall time × P) that the
+cycles' CPU fields account for, idle mark workers excluded, between the first
+and the last cycle of a process: warning at ≥ 10%, critical at ≥ 25%, with at
+least 3 cycles (and 10 cycles or 1 s of wall time, so that a compiler run
+of half a second in a build does not count). Before Go 1.5 lines have no timestamps; the runtime's own
+cumulative percentage is used when that is all there is.`,
+		Remedy: `In steady state the GC's CPU is proportional to the allocation rate divided
+by GOGC: each cycle costs about as much as the live heap is large, and a
+cycle comes every live × GOGC/100 bytes allocated. So there are two levers.
+First, allocate less: reuse instead of reallocating, as alloc-churn says.
+Second, give the GC more headroom: raise GOGC
+(GOGC=200 roughly halves the GC CPU and grows the peak heap from about 2× to
+3× the live heap) or, on Go ≥ 1.19, set GOMEMLIMIT to the memory you can
+spare and raise GOGC under it.`,
+		Verify: `Run again under the same load with GODEBUG=gctrace=1 (or ` + "`gcdoctor run`" + `)
+and compare gc_cpu_percent; ` + "`gcdoctor diff`" + ` tells whether the change is
+beyond noise.`,
+		Versions: `GOMEMLIMIT exists from Go 1.19; before that the only knob is GOGC (and, as a
+last resort, a heap ballast).`,
+		check: checkGCCPU,
+	})
+}
+
+func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
+	sm := &s.Summary
+	pct := sm.GCCPUPercent
+	source := "computed from the cycles' CPU fields"
+	if !gctrace.Valid(pct) {
+		if sm.RuntimeCPUPercent < 0 {
+			return nil
+		}
+		pct = float64(sm.RuntimeCPUPercent)
+		source = "the runtime's cumulative figure"
+	}
+	if pct < 10 || sm.Cycles < 3 {
+		return nil
+	}
+	if gctrace.Valid(sm.WallS) && sm.WallS < 1 && sm.Cycles < 10 {
+		// A process that lived less than a second (a compiler run in a
+		// build): a share of so short a window says little.
+		return nil
+	}
+	sev := Warning
+	if pct >= 25 {
+		sev = Critical
+	}
+	f := &Finding{Severity: sev, score: pct}
+	f.Message = fmt.Sprintf("GC used %s%% of the CPU available to %s (%d P) over %d cycles (%s).",
+		f1(pct), who(s), sm.Procs, sm.Cycles, source)
+	if sm.RuntimeCPUPercent >= 0 && gctrace.Valid(sm.GCCPUPercent) {
+		f.Message += fmt.Sprintf(" The runtime's own figure, averaged since the process started, is %d%%.", sm.RuntimeCPUPercent)
+	}
+	f.Evidence = []Evidence{
+		{Label: "GC CPU", Value: pct, Unit: "%", Source: span(s)},
+	}
+	if gctrace.Valid(sm.AllocMBPerS) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "allocation rate", Value: sm.AllocMBPerS, Unit: "MB/s", Source: span(s)})
+	}
+	if sm.LiveLastMB >= 0 {
+		f.Evidence = append(f.Evidence, Evidence{Label: "live heap (last cycle)", Value: float64(sm.LiveLastMB), Unit: "MB", Source: at(s, s.LastLine)})
+	}
+	if gctrace.Valid(sm.GCPerSecond) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "GC cycles", Value: sm.GCPerSecond, Unit: "/s", Source: span(s)})
+	}
+	if gctrace.Valid(sm.AssistPercent) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "mark assist share of mark CPU", Value: sm.AssistPercent, Unit: "%", Source: span(s)})
+	}
+
+	// Explain the cost as frequency × cost per cycle, in the program's numbers.
+	if gctrace.Valid(sm.AllocMBPerS) && sm.Cycles > 1 {
+		perCycle := sm.GCCPUMS / float64(sm.Cycles)
+		f.Message += fmt.Sprintf(" It allocates %s MB/s, which starts a cycle every %s s, and each cycle costs %s ms of CPU.",
+			f1(sm.AllocMBPerS), f1(1/sm.GCPerSecond), f1(perCycle))
+	}
+	// Short-lived garbage (see alloc-churn): reuse pays, and GC tuning
+	// only treats the symptom.
+	churn := gctrace.Valid(sm.AllocMBPerS) && gctrace.Valid(sm.LiveMeanMB) &&
+		sm.AllocMBPerS >= 64 && sm.AllocMBPerS/max(sm.LiveMeanMB, 1) >= 10
+	live := sm.LiveLastMB
+	switch {
+	case sm.Forced*2 >= sm.Cycles:
+		f.Remedy = fmt.Sprintf("%d of the %d cycles were forced by runtime.GC or debug.FreeOSMemory (see forced-gc): remove those calls first. GOGC and GOMEMLIMIT do not apply to forced cycles, so tuning them would change little.", sm.Forced, sm.Cycles)
+	case churn && sm.MinHeapCycles*2 < sm.Cycles:
+		f.Remedy = "Most of what the program allocates dies within milliseconds (see alloc-churn). " + remedyReuse
+	case sm.AtGoalCycles*2 >= sm.Cycles && gctrace.Valid(sm.MarkWallPct) && sm.MarkWallPct >= 50:
+		f.Remedy = "The live heap fills the heap goal, so the GC runs back to back (see memlimit-death-spiral): raising GOGC changes nothing while a memory limit caps the goal. Make room between the live heap and the limit, or shrink the live heap."
+	case sm.MinHeapCycles*2 >= sm.Cycles:
+		f.Remedy = fmt.Sprintf("Most cycles run at the minimum heap goal (%s), so the live heap is not what paces the GC: the allocation rate is. Raise GOGC or set GOMEMLIMIT (see gc-min-heap), and cut allocations at their sites (heap profile, alloc_space).", mb(c.minHeapMB()))
+	case live > 0 && !c.off:
+		g2 := c.gogc * 2
+		f.Remedy = fmt.Sprintf("Allocate less: the sites that allocate the most bytes are found with a heap profile ("+pprofAllocSpace+"); "+remedyReuseBuffers+". Or trade memory for CPU: GOGC=%d would roughly halve the GC CPU while the peak heap grows from about %s to %s (live %s × (1 + GOGC/100)).",
+			g2, mb(live*int64(100+c.gogc)/100), mb(live*int64(100+g2)/100), mb(live))
+		if c.goVersion(s).atLeast(19) != no {
+			f.Remedy += " With a memory budget, set GOMEMLIMIT to it and raise GOGC under it."
+		}
+	default:
+		f.Remedy = "Allocate less (heap profile, alloc_space) or raise GOGC."
+	}
+	f.Verify = fmt.Sprintf("Rerun under the same load and compare: GC CPU should fall well below %s%%.", f1(pct))
+	return f
+}
+
+// minHeapMB returns the minimum heap goal for the GOGC in effect, in MiB.
+func (c *evidenceView) minHeapMB() int64 {
+	return int64(4 * c.gogc / 100)
+}
