@@ -33,6 +33,10 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // returns an error when the program cannot be started, and a non-nil
 // Result together with an error when the program ran but its evidence could
 // not be saved.
+//
+// The program is killed if the calling process dies first (the program
+// itself: processes it started live on unless they ask the same of it, as
+// "go run" does not).
 func Run(ctx context.Context, s Spec) (*Result, error) {
 	var sigs chan os.Signal
 	if s.Signals {
@@ -59,6 +63,22 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	}
 	if path, err = filepath.Abs(path); err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	if s.Dir != "" {
+		// os.StartProcess checks the directory only when there are no
+		// SysProcAttr; the child's failure to enter it would otherwise
+		// be reported as a missing program.
+		fi, err := os.Stat(s.Dir)
+		if err == nil && !fi.IsDir() {
+			err = &fs.PathError{Op: "chdir", Path: s.Dir, Err: syscall.ENOTDIR}
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				pe.Op = "chdir"
+			}
+			return nil, fmt.Errorf("run %s: %w", s.Path, err)
+		}
 	}
 	// Read before starting: the file may be replaced while the program
 	// runs, and the evidence must describe what actually ran.
@@ -105,12 +125,18 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if s.Stdout != nil {
 		cmd.Stdout = &passWriter{w: s.Stdout}
 	}
-	if s.Signals {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: s.Signals,
+		// A program left running after gcdoctor dies would run on
+		// unobserved, its output going nowhere.
+		Pdeathsig: syscall.SIGKILL,
 	}
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go startLocked(cmd, started, exited)
+	if err := <-started; err != nil {
 		trace.Close()
 		os.Remove(trace.Name())
 		var pe *fs.PathError
@@ -122,25 +148,21 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
 	memLimit, cpuLimit := cgroupLimits(c.pid)
 	samples := sampleRSS(c.pid, start, every)
-	exited := make(chan struct{})
-	supervised := make(chan struct{})
+	supervised := make(chan bool, 1)
 	go func() {
-		defer close(supervised)
-		c.supervise(ctx, sigs, exited, grace)
+		supervised <- c.supervise(ctx, sigs, exited, grace)
 	}()
 
-	// Wait for the exit without reaping, so that the process ID cannot be
-	// reused while signals are still being sent to it or its RSS sampled.
-	waitExited(c.pid)
+	<-exited
 	duration := time.Since(start)
-	close(exited)
-	<-supervised
+	killed := <-supervised
 	rss := samples.stop()
 	waitErr := cmd.Wait()
 
 	res := &Result{
 		Start:       start,
 		Duration:    duration,
+		Killed:      killed,
 		RSS:         rss,
 		GCTracePath: trace.Name(),
 		GoVersion:   goVersion,
@@ -211,6 +233,30 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
+// startLocked starts cmd and then waits, without reaping it, for it to
+// exit, all on one locked thread. It reports the outcome of the start on
+// started, and closes exited once the program has exited.
+//
+// The kernel sends Pdeathsig when the thread that started the program ends,
+// not the process, and Go ends a thread when a goroutine locked to it
+// returns: a program started from an ordinary goroutine would be killed
+// whenever that thread happened to end. Holding the thread until the
+// program has exited keeps the signal for the death of the process.
+//
+// Not reaping lets the process ID stay the program's while signals are
+// still being sent to it or its RSS sampled.
+func startLocked(cmd *exec.Cmd, started chan<- error, exited chan<- struct{}) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := cmd.Start()
+	started <- err
+	if err != nil {
+		return
+	}
+	waitExited(cmd.Process.Pid)
+	close(exited)
+}
+
 // child is a started program that signals can be sent to.
 type child struct {
 	pid  int
@@ -232,30 +278,60 @@ func (c *child) signal(sig syscall.Signal) {
 }
 
 // supervise forwards each signal from sigs once, and turns the
-// cancellation of ctx into SIGTERM and, after grace, SIGKILL. It returns
-// when exited is closed; the caller closes it only after the program has
-// exited and before reaping it, so no signal can reach a process that
-// reused the ID.
-func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-chan struct{}, grace time.Duration) {
+// cancellation of ctx into SIGTERM. The first SIGINT or SIGTERM, forwarded
+// or sent, starts a grace period after which the program is killed; a
+// second SIGINT or SIGTERM from sigs kills it at once, as a second Ctrl-C
+// does to a program that ignores the first. A cancellation that comes with
+// or after a forwarded signal is not taken for a second request, since a
+// caller may cancel ctx on the very Ctrl-C that sigs delivers.
+//
+// supervise returns when exited is closed, which happens only after the
+// program has exited and before it is reaped, so no signal can reach a
+// process that reused the ID. It reports whether it sent SIGKILL.
+func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-chan struct{}, grace time.Duration) (killed bool) {
 	done := ctx.Done()
-	var kill <-chan time.Time
+	var (
+		graceEnd <-chan time.Time
+		stopping bool
+	)
+	stop := func() {
+		stopping = true
+		t := time.NewTimer(grace)
+		graceEnd = t.C
+	}
+	kill := func() {
+		if !killed {
+			killed = true
+			c.signal(syscall.SIGKILL)
+		}
+	}
 	for {
 		select {
 		case <-exited:
-			return
+			return killed
 		case sig := <-sigs:
-			if s, ok := sig.(syscall.Signal); ok {
-				c.signal(s)
+			s, ok := sig.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			isStop := s == syscall.SIGINT || s == syscall.SIGTERM
+			if isStop && stopping {
+				kill()
+				continue
+			}
+			c.signal(s)
+			if isStop {
+				stop()
 			}
 		case <-done:
 			done = nil
-			c.signal(syscall.SIGTERM)
-			t := time.NewTimer(grace)
-			defer t.Stop()
-			kill = t.C
-		case <-kill:
-			kill = nil
-			c.signal(syscall.SIGKILL)
+			if !stopping {
+				c.signal(syscall.SIGTERM)
+				stop()
+			}
+		case <-graceEnd:
+			graceEnd = nil
+			kill()
 		}
 	}
 }

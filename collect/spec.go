@@ -17,9 +17,10 @@ const (
 	// that is collected a few times a second, cheap enough not to disturb
 	// the program.
 	DefaultSampleEvery = 100 * time.Millisecond
-	// DefaultGrace is how long a program has to exit after SIGTERM when the
-	// context is cancelled, before it is killed, when Spec.Grace is zero.
-	DefaultGrace = 5 * time.Second
+	// DefaultGrace is how long a program has to exit after it is asked to
+	// stop, by a forwarded SIGINT or SIGTERM or by the cancellation of the
+	// context, before it is killed, when Spec.Grace is zero.
+	DefaultGrace = 10 * time.Second
 )
 
 // Spec describes a program to run and where to put the evidence.
@@ -58,13 +59,16 @@ type Spec struct {
 	// meanwhile. The program then runs in its own process group, so that a
 	// Ctrl-C at the terminal reaches only Run, which passes it on exactly
 	// once, to the whole group as a terminal would, so that a wrapper such
-	// as "go run" and the program it starts both get it. Without Signals
-	// the program stays in the caller's process group and receives
-	// terminal signals directly.
+	// as "go run" and the program it starts both get it. A program that
+	// does not exit within Grace of the first SIGINT or SIGTERM, or when a
+	// second one comes (a second Ctrl-C), is killed with its group by
+	// SIGKILL. Without Signals the program stays in the caller's process
+	// group and receives terminal signals directly.
 	Signals bool
-	// Grace is how long the program has to exit after the SIGTERM sent when
-	// ctx is cancelled before it gets SIGKILL; zero means DefaultGrace. It
-	// also bounds how long Run waits, after the program exits, for
+	// Grace is how long the program has to exit after it is asked to stop,
+	// by the first forwarded SIGINT or SIGTERM or by the SIGTERM sent when
+	// ctx is cancelled, before it gets SIGKILL; zero means DefaultGrace.
+	// It also bounds how long Run waits, after the program exits, for
 	// processes it left behind to close its output.
 	Grace time.Duration
 	// ToolVersion is recorded as Meta.ToolVersion.
@@ -82,6 +86,10 @@ type Result struct {
 	Start time.Time
 	// Duration is how long the program ran.
 	Duration time.Duration
+	// Killed reports whether Run killed the program with SIGKILL because
+	// it did not exit within Spec.Grace of being asked to stop, or because
+	// a second SIGINT or SIGTERM came.
+	Killed bool
 	// PeakRSS is the largest resident set size of the program in bytes:
 	// the kernel's high-water mark when it can be trusted, else the largest
 	// sample.
