@@ -36,8 +36,18 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 //
 // The program is killed if the calling process dies first (the program
 // itself: processes it started live on unless they ask the same of it, as
-// "go run" does not).
+// "go run" does not). While Run runs,
+// SIGPIPE does not kill the calling process: a write to a standard output
+// or error whose reader has gone fails instead, that writer stops
+// receiving the program's output, and the run goes on to its end.
 func Run(ctx context.Context, s Spec) (*Result, error) {
+	// Without this, "gcdoctor run -- prog | head -1" would be killed by
+	// SIGPIPE at the next line of output it passes on, before gathering
+	// anything; with SIGPIPE caught, the write reports EPIPE to
+	// passWriter.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	var sigs chan os.Signal
 	if s.Signals {
 		sigs = make(chan os.Signal, len(forwardedSignals))
@@ -100,11 +110,14 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		stdin = nil
 	}
 
-	var trace *os.File
+	var (
+		trace *os.File
+		temp  *tempFile
+	)
 	if s.Out != nil {
 		trace, err = s.Out.Create(bundle.GCTraceFile)
-	} else {
-		trace, err = os.CreateTemp("", "gcdoctor-gctrace-*.log")
+	} else if temp, err = newTempFile("gcdoctor-gctrace-*.log"); err == nil {
+		trace = temp.f
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.Path, err)
@@ -137,8 +150,12 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	exited := make(chan struct{})
 	go startLocked(cmd, started, exited)
 	if err := <-started; err != nil {
-		trace.Close()
-		os.Remove(trace.Name())
+		if temp != nil {
+			temp.remove()
+		} else {
+			trace.Close()
+			os.Remove(trace.Name())
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "fork/exec" {
 			err = pe.Err
@@ -166,7 +183,10 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		RSS:         rss,
 		GCTracePath: trace.Name(),
 		GoVersion:   goVersion,
-		tempTrace:   s.Out == nil,
+		temp:        temp,
+	}
+	if temp != nil {
+		res.GCTracePath = temp.path
 	}
 	var exitCode *int
 	if ps := cmd.ProcessState; ps != nil {
@@ -207,7 +227,12 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if errors.As(waitErr, &ee) || errors.Is(waitErr, exec.ErrWaitDelay) {
 		waitErr = nil
 	}
-	err = errors.Join(waitErr, stderr.fileErr, trace.Close())
+	err = errors.Join(waitErr, stderr.fileErr)
+	if temp == nil {
+		// A temporary file stays open until Cleanup: it may have no
+		// name left to reopen it by.
+		err = errors.Join(err, trace.Close())
+	}
 	if s.Out != nil {
 		// Whatever can still be saved is, even after an error: a partial
 		// gctrace.log with its meta.json is still worth analysing.
@@ -255,6 +280,24 @@ func startLocked(cmd *exec.Cmd, started chan<- error, exited chan<- struct{}) {
 	}
 	waitExited(cmd.Process.Pid)
 	close(exited)
+}
+
+// newTempFile creates a temporary file and, when it can be reopened through
+// /proc, removes its name at once, so that it disappears with its last
+// descriptor however this process ends.
+func newTempFile(pattern string) (*tempFile, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	t := &tempFile{f: f, name: f.Name(), path: f.Name()}
+	byFD := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	viaProc, err1 := os.Stat(byFD)
+	own, err2 := f.Stat()
+	if err1 == nil && err2 == nil && os.SameFile(viaProc, own) && os.Remove(t.name) == nil {
+		t.name, t.path = "", byFD
+	}
+	return t, nil
 }
 
 // child is a started program that signals can be sent to.

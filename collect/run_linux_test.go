@@ -254,11 +254,18 @@ func TestRunWithoutBundle(t *testing.T) {
 	if len(res.Meta.Files) != 0 {
 		t.Errorf("Meta.Files = %v without a bundle", res.Meta.Files)
 	}
+	// The file has no name left that a crash could leave behind: it is
+	// reached through its descriptor, which the kernel shows as deleted.
+	target, err := os.Readlink(res.GCTracePath)
+	if err != nil || !strings.HasSuffix(target, " (deleted)") {
+		t.Errorf("GCTracePath %s links to %q (%v), want a deleted file", res.GCTracePath, target, err)
+	}
+	f := res.temp.f
 	if err := res.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(res.GCTracePath); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temporary gctrace file survives Cleanup: %v", err)
+	if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("temporary gctrace file still open after Cleanup: %v", err)
 	}
 	if err := res.Cleanup(); err != nil {
 		t.Errorf("second Cleanup: %v", err)
@@ -746,12 +753,15 @@ func TestRunEscalate(t *testing.T) {
 }
 
 // helper acts as a caller of Run, as gcdoctor run is, for the tests that
-// need to kill that caller. It runs the test program named by
-// GCDOCTOR_COLLECT_BIN, with its output on this process's standard output,
-// and reports what Run returned on standard error.
+// need to kill that caller or close its standard output. It runs the test
+// program named by GCDOCTOR_COLLECT_BIN, with its output on this process's
+// standard output, and reports what Run returned on standard error.
 func helper(mode string) int {
 	args := map[string][]string{
-		"killed": {"-alloc=0", "-sleep"},
+		// Enough output to fill any pipe, so that the caller still
+		// passes it on after the reader has gone.
+		"stdout-closed": {"-alloc=100ms", "-lines=100000"},
+		"killed":        {"-alloc=0", "-sleep"},
 	}[mode]
 	if args == nil {
 		fmt.Fprintf(os.Stderr, "helper: unknown mode %q\n", mode)
@@ -766,6 +776,9 @@ func helper(mode string) int {
 	}
 	trace, err := os.ReadFile(res.GCTracePath)
 	fmt.Fprintf(os.Stderr, "helper: exit=%d gctrace=%v\n", res.ExitCode, err == nil && bytes.Contains(trace, []byte("gc 1 @")))
+	// As gcdoctor run then prints its report: with standard output gone,
+	// this may end the process by SIGPIPE before Cleanup.
+	fmt.Println("helper: report")
 	res.Cleanup()
 	return 0
 }
@@ -794,8 +807,36 @@ func startHelper(t *testing.T, mode, bin, tmp string) (*exec.Cmd, *os.File, *byt
 	return cmd, r, &stderr
 }
 
+// TestRunStdoutClosed checks that a caller whose standard output is closed
+// early, as by "gcdoctor run -- prog | head -1", is not killed by SIGPIPE
+// during the run, still gathers the evidence, and leaves no temporary file
+// whether or not it dies of SIGPIPE afterwards.
+func TestRunStdoutClosed(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	tmp := t.TempDir()
+	cmd, out, stderr := startHelper(t, "stdout-closed", bin, tmp)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	out.Close()
+	if err != nil || !strings.HasPrefix(line, "alloc: ") {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	err = cmd.Wait()
+	t.Logf("caller ended with %v", cmd.ProcessState)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && !(ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE) {
+		t.Errorf("caller failed: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr.String(), "helper: exit=0 gctrace=true\n") {
+		t.Errorf("caller did not finish the run with its evidence; its stderr:\n%s", stderr)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left behind: %v", ents)
+	}
+}
+
 // TestRunCallerKilled checks that the program dies with the process that
-// runs it, even one killed by SIGKILL with no chance to clean up.
+// runs it, even one killed by SIGKILL with no chance to clean up, and that
+// no temporary file outlives them.
 func TestRunCallerKilled(t *testing.T) {
 	t.Parallel()
 	bin := alloc(t)
@@ -836,6 +877,9 @@ func TestRunCallerKilled(t *testing.T) {
 			t.Fatalf("program %d still runs 30 s after its caller was killed", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left behind: %v", ents)
 	}
 }
 

@@ -97,8 +97,12 @@ type Result struct {
 	// RSS holds the resident set size samples.
 	RSS []bundle.RSSSample
 	// GCTracePath is the file holding the program's standard error, with
-	// its gctrace lines: gctrace.log in the bundle, or a temporary file
-	// that Cleanup removes when there is no bundle.
+	// its gctrace lines: gctrace.log in the bundle or, when there is no
+	// bundle, a temporary file that stays readable by this path until
+	// Cleanup. The temporary file is removed from its directory as soon as
+	// it is made, so that nothing is left behind however the process ends,
+	// even by SIGKILL or SIGPIPE; the path then names its descriptor under
+	// /proc/self/fd and is good only in this process, until Cleanup.
 	GCTracePath string
 	// GoVersion is the Go version that built the program, "" when it is
 	// not a Go binary.
@@ -107,19 +111,40 @@ type Result struct {
 	// there is a bundle.
 	Meta *bundle.Meta
 
-	tempTrace bool
+	// temp is the temporary gctrace file, open so that it lives on after
+	// its name is removed; nil with a bundle.
+	temp *tempFile
 }
 
 // Cleanup removes the temporary gctrace file made when Spec.Out is nil; the
 // caller calls it once done parsing GCTracePath. Evidence in a bundle is
 // left alone.
 func (r *Result) Cleanup() error {
-	if !r.tempTrace {
+	t := r.temp
+	if t == nil {
 		return nil
 	}
-	r.tempTrace = false
-	if err := os.Remove(r.GCTracePath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	r.temp = nil
+	return t.remove()
+}
+
+// tempFile is a temporary file that Result.Cleanup removes.
+type tempFile struct {
+	f *os.File
+	// name is the file's name, "" when it was removed from its directory
+	// at once and lives only as long as f is open.
+	name string
+	// path opens the file: its name, or its descriptor under /proc.
+	path string
+}
+
+// remove closes the file and removes its name if it still has one.
+func (t *tempFile) remove() error {
+	err := t.f.Close()
+	if t.name != "" {
+		if rerr := os.Remove(t.name); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
 	}
-	return nil
+	return err
 }

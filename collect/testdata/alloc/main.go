@@ -23,6 +23,7 @@ func main() {
 	wait := flag.Bool("wait", false, "print ready, then wait for SIGINT, SIGTERM or SIGHUP and exit")
 	ignoreTerm := flag.Bool("ignore-term", false, "print ready, then ignore SIGTERM and sleep forever")
 	ignoreStop := flag.Bool("ignore-stop", false, "print ready, then ignore SIGINT, SIGTERM and SIGHUP and sleep forever")
+	lines := flag.Int("lines", 0, "print this many lines on stdout before allocating")
 	sleep := flag.Bool("sleep", false, "print ready, then sleep forever with default signal handling")
 	killSelf := flag.Bool("kill-self", false, "kill itself with SIGKILL")
 	readStdin := flag.Bool("stdin", false, "read standard input to the end and report its size")
@@ -32,6 +33,10 @@ func main() {
 	fmt.Fprintln(os.Stderr, "alloc: hello on stderr")
 	fmt.Printf("alloc: GODEBUG=%s\n", os.Getenv("GODEBUG"))
 	fmt.Printf("alloc: pid=%d pgid=%d\n", os.Getpid(), syscall.Getpgrp())
+
+	for i := range *lines {
+		fmt.Printf("alloc: line %d\n", i)
+	}
 
 	if *readStdin {
 		n, err := io.Copy(io.Discard, os.Stdin)
