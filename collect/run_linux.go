@@ -30,9 +30,9 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // gathered. Cancelling ctx sends the program SIGTERM, then SIGKILL after
 // s.Grace. An exit with a non-zero status, or by a signal, is a result, not
 // an error: such runs are often exactly the ones worth diagnosing. Run
-// returns an error when the program cannot be started, and a non-nil
-// Result together with an error when the program ran but its evidence could
-// not be saved.
+// returns an error when s is invalid or the program cannot be started, and
+// a non-nil Result together with an error when the program ran but its
+// evidence could not be saved.
 //
 // The program is killed if the calling process dies first (the program
 // itself: processes it started live on unless they ask the same of it, as
@@ -62,6 +62,9 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if s.Path == "" {
 		return nil, errors.New("run: no command given")
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
 	}
 	path, err := exec.LookPath(s.Path)
 	if err != nil {
@@ -164,7 +167,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	}
 	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
 	memLimit, cpuLimit := cgroupLimits(c.pid)
-	samples := sampleRSS(c.pid, start, every)
+	samples := sampleRSS(c.pid, start, every, MaxRSSSamples)
 	supervised := make(chan bool, 1)
 	go func() {
 		supervised <- c.supervise(ctx, sigs, exited, grace)
@@ -173,7 +176,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	<-exited
 	duration := time.Since(start)
 	killed := <-supervised
-	rss := samples.stop()
+	rss, every := samples.stop()
 	waitErr := cmd.Wait()
 
 	res := &Result{
@@ -181,6 +184,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		Duration:    duration,
 		Killed:      killed,
 		RSS:         rss,
+		SampleEvery: every,
 		GCTracePath: trace.Name(),
 		GoVersion:   goVersion,
 		temp:        temp,
@@ -421,16 +425,16 @@ func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
 // rssSampler samples the RSS of a process in the background.
 type rssSampler struct {
 	quit chan struct{}
-	out  chan []bundle.RSSSample
+	done chan struct{}
+	buf  rssBuffer
 }
 
 // sampleRSS starts sampling the RSS of process pid every interval, with
-// elapsed times counted from start.
-func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
-	s := &rssSampler{quit: make(chan struct{}), out: make(chan []bundle.RSSSample, 1)}
+// elapsed times counted from start, keeping at most limit samples.
+func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSampler {
+	s := &rssSampler{quit: make(chan struct{}), done: make(chan struct{}), buf: rssBuffer{limit: max(limit, 2), every: every}}
 	go func() {
-		var samples []bundle.RSSSample
-		defer func() { s.out <- samples }()
+		defer close(s.done)
 		proc, err := procfs.NewProc(pid)
 		if err != nil {
 			return
@@ -441,7 +445,9 @@ func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
 			// An exited process that is not yet reaped reports an RSS of
 			// zero, which is not a measurement of the program.
 			if st, err := proc.Stat(); err == nil && st.ResidentMemory() > 0 {
-				samples = append(samples, bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())})
+				if s.buf.add(bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())}) {
+					tick.Reset(s.buf.every)
+				}
 			}
 			select {
 			case <-s.quit:
@@ -453,10 +459,39 @@ func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
 	return s
 }
 
-// stop ends sampling and returns the samples taken.
-func (s *rssSampler) stop() []bundle.RSSSample {
+// stop ends sampling and returns the samples taken and the interval
+// between them at the end.
+func (s *rssSampler) stop() ([]bundle.RSSSample, time.Duration) {
 	close(s.quit)
-	return <-s.out
+	<-s.done
+	return s.buf.samples, s.buf.every
+}
+
+// rssBuffer holds RSS samples taken every interval, at most limit of them:
+// when it is full, every other sample is dropped and the interval doubles,
+// so that it covers a run of any length evenly.
+type rssBuffer struct {
+	limit   int
+	every   time.Duration
+	samples []bundle.RSSSample
+}
+
+// add appends x, first thinning the samples when the buffer is full. It
+// reports whether the interval changed.
+func (b *rssBuffer) add(x bundle.RSSSample) bool {
+	thinned := false
+	if len(b.samples) >= b.limit {
+		n := 0
+		for i := 0; i < len(b.samples); i += 2 {
+			b.samples[n] = b.samples[i]
+			n++
+		}
+		b.samples = b.samples[:n]
+		b.every *= 2
+		thinned = true
+	}
+	b.samples = append(b.samples, x)
+	return thinned
 }
 
 // isTerminal reports whether r is a terminal.

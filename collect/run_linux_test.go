@@ -167,6 +167,9 @@ func TestRunBundle(t *testing.T) {
 	if res.GoVersion != allocGoVersion {
 		t.Errorf("GoVersion = %q, want %q", res.GoVersion, allocGoVersion)
 	}
+	if res.SampleEvery != 20*time.Millisecond || res.Killed {
+		t.Errorf("SampleEvery = %v, Killed = %v; want 20ms, false", res.SampleEvery, res.Killed)
+	}
 	if res.Duration <= 0 || res.Start.IsZero() {
 		t.Errorf("Start = %v, Duration = %v", res.Start, res.Duration)
 	}
@@ -650,6 +653,10 @@ func TestRunStartErrors(t *testing.T) {
 		{"bad dir", Spec{Path: bin, Dir: filepath.Join(dir, "nodir")}, "run " + bin + ": chdir " + filepath.Join(dir, "nodir") + ": no such file or directory", nil},
 		{"empty", Spec{}, "run: no command given", nil},
 		{"dir is a file", Spec{Path: bin, Dir: notExec}, "run " + bin + ": chdir " + notExec + ": not a directory", syscall.ENOTDIR},
+		{"sampling too often", Spec{Path: bin, SampleEvery: time.Nanosecond}, "run " + bin + ": RSS sampling interval 1ns is shorter than the minimum of 10ms", nil},
+		{"negative sampling", Spec{Path: bin, SampleEvery: -time.Second}, "run " + bin + ": negative RSS sampling interval -1s", nil},
+		{"negative grace", Spec{Path: bin, Grace: -time.Second}, "run " + bin + ": negative grace period -1s", nil},
+		{"long grace", Spec{Path: bin, Grace: time.Hour}, "run " + bin + ": grace period 1h0m0s is longer than the maximum of 10m0s", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -725,8 +732,8 @@ func TestRunEscalate(t *testing.T) {
 		sigs  []os.Signal
 		grace time.Duration
 	}{
-		{"second SIGINT", []os.Signal{syscall.SIGINT, syscall.SIGINT}, time.Hour},
-		{"SIGTERM then SIGINT", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, time.Hour},
+		{"second SIGINT", []os.Signal{syscall.SIGINT, syscall.SIGINT}, MaxGrace},
+		{"SIGTERM then SIGINT", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, MaxGrace},
 		{"SIGINT then grace", []os.Signal{syscall.SIGINT}, 100 * time.Millisecond},
 		{"SIGTERM then grace", []os.Signal{syscall.SIGTERM}, 100 * time.Millisecond},
 		// SIGHUP is passed on but asks for no stop: the SIGINT after it is
@@ -748,6 +755,36 @@ func TestRunEscalate(t *testing.T) {
 					t.Errorf("Killed = %v, Signaled = %v, ExitCode = %d; want true, true, %d (output %q)", res.Killed, res.Signaled, res.ExitCode, 128+int(syscall.SIGKILL), stdout.String())
 				}
 			})
+		}
+	}
+}
+
+func TestRSSBuffer(t *testing.T) {
+	b := rssBuffer{limit: 4, every: 10 * time.Millisecond}
+	tests := []struct {
+		add     int
+		thinned bool
+		want    []int // the samples kept, by the order they were added
+		every   time.Duration
+	}{
+		{0, false, []int{0}, 10 * time.Millisecond},
+		{1, false, []int{0, 1}, 10 * time.Millisecond},
+		{2, false, []int{0, 1, 2}, 10 * time.Millisecond},
+		{3, false, []int{0, 1, 2, 3}, 10 * time.Millisecond},
+		{4, true, []int{0, 2, 4}, 20 * time.Millisecond},
+		{5, false, []int{0, 2, 4, 5}, 20 * time.Millisecond},
+		{6, true, []int{0, 4, 6}, 40 * time.Millisecond},
+		{7, false, []int{0, 4, 6, 7}, 40 * time.Millisecond},
+		{8, true, []int{0, 6, 8}, 80 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		thinned := b.add(bundle.RSSSample{Elapsed: time.Duration(tt.add), RSS: int64(tt.add)})
+		var got []int
+		for _, s := range b.samples {
+			got = append(got, int(s.RSS))
+		}
+		if thinned != tt.thinned || !slices.Equal(got, tt.want) || b.every != tt.every {
+			t.Errorf("after adding %d: thinned %v, samples %v, every %v; want %v, %v, %v", tt.add, thinned, got, b.every, tt.thinned, tt.want, tt.every)
 		}
 	}
 }

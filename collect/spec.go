@@ -2,6 +2,7 @@ package collect
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,17 +11,29 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
-// Defaults for the zero values of Spec fields.
+// Defaults for the zero values of Spec fields, and the bounds Run accepts.
 const (
 	// DefaultSampleEvery is the RSS sampling interval used when
 	// Spec.SampleEvery is zero: often enough to see the sawtooth of a heap
 	// that is collected a few times a second, cheap enough not to disturb
 	// the program.
 	DefaultSampleEvery = 100 * time.Millisecond
+	// MinSampleEvery is the shortest RSS sampling interval Run accepts:
+	// each sample reads /proc, and sampling much faster would cost more
+	// CPU than the program it measures while showing nothing more of a
+	// heap the collector changes at most a few hundred times a second.
+	MinSampleEvery = 10 * time.Millisecond
+	// MaxRSSSamples bounds the RSS samples a run keeps, whatever its
+	// length. When they are all taken, every other one is dropped and the
+	// interval doubles, so that a long run is still covered from start to
+	// end, more coarsely.
+	MaxRSSSamples = 1 << 16
 	// DefaultGrace is how long a program has to exit after it is asked to
 	// stop, by a forwarded SIGINT or SIGTERM or by the cancellation of the
 	// context, before it is killed, when Spec.Grace is zero.
 	DefaultGrace = 10 * time.Second
+	// MaxGrace is the longest Spec.Grace Run accepts.
+	MaxGrace = 10 * time.Minute
 )
 
 // Spec describes a program to run and where to put the evidence.
@@ -52,7 +65,9 @@ type Spec struct {
 	// nil means no bundle.
 	Out *bundle.Writer
 	// SampleEvery is the interval between RSS samples; zero means
-	// DefaultSampleEvery.
+	// DefaultSampleEvery. Run rejects an interval shorter than
+	// MinSampleEvery, and lengthens it when a long run would take more
+	// than MaxRSSSamples samples.
 	SampleEvery time.Duration
 	// Signals makes Run forward SIGINT, SIGTERM, SIGHUP and SIGQUIT to the
 	// program while it runs; the caller's process is not stopped by them
@@ -67,9 +82,10 @@ type Spec struct {
 	Signals bool
 	// Grace is how long the program has to exit after it is asked to stop,
 	// by the first forwarded SIGINT or SIGTERM or by the SIGTERM sent when
-	// ctx is cancelled, before it gets SIGKILL; zero means DefaultGrace.
-	// It also bounds how long Run waits, after the program exits, for
-	// processes it left behind to close its output.
+	// ctx is cancelled, before it gets SIGKILL; zero means DefaultGrace,
+	// and more than MaxGrace is rejected. It also bounds how long Run
+	// waits, after the program exits, for processes it left behind to
+	// close its output.
 	Grace time.Duration
 	// ToolVersion is recorded as Meta.ToolVersion.
 	ToolVersion string
@@ -96,6 +112,9 @@ type Result struct {
 	PeakRSS int64
 	// RSS holds the resident set size samples.
 	RSS []bundle.RSSSample
+	// SampleEvery is the interval between the RSS samples: Spec.SampleEvery,
+	// or a multiple of it when the run was too long for MaxRSSSamples.
+	SampleEvery time.Duration
 	// GCTracePath is the file holding the program's standard error, with
 	// its gctrace lines: gctrace.log in the bundle or, when there is no
 	// bundle, a temporary file that stays readable by this path until
@@ -126,6 +145,21 @@ func (r *Result) Cleanup() error {
 	}
 	r.temp = nil
 	return t.remove()
+}
+
+// validate checks the durations in s, which may come from a command line.
+func (s *Spec) validate() error {
+	switch {
+	case s.SampleEvery < 0:
+		return fmt.Errorf("run %s: negative RSS sampling interval %v", s.Path, s.SampleEvery)
+	case s.SampleEvery > 0 && s.SampleEvery < MinSampleEvery:
+		return fmt.Errorf("run %s: RSS sampling interval %v is shorter than the minimum of %v", s.Path, s.SampleEvery, MinSampleEvery)
+	case s.Grace < 0:
+		return fmt.Errorf("run %s: negative grace period %v", s.Path, s.Grace)
+	case s.Grace > MaxGrace:
+		return fmt.Errorf("run %s: grace period %v is longer than the maximum of %v", s.Path, s.Grace, MaxGrace)
+	}
+	return nil
 }
 
 // tempFile is a temporary file that Result.Cleanup removes.
