@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"syscall"
 	"time"
 
@@ -209,7 +208,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	res.Meta = &bundle.Meta{
 		SchemaVersion:          bundle.SchemaVersion,
 		ToolVersion:            s.ToolVersion,
-		Command:                slices.Clone(cmd.Args),
+		Command:                redactArgs(cmd.Args),
 		ExitCode:               exitCode,
 		Start:                  start.Round(0),
 		DurationMS:             float64(duration) / float64(time.Millisecond),

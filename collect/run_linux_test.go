@@ -315,7 +315,7 @@ func TestRunNotGo(t *testing.T) {
 	var stdout bytes.Buffer
 	res, err := Run(context.Background(), Spec{
 		Path:   sh,
-		Args:   []string{"-c", `echo "$GODEBUG"; exit 7`},
+		Args:   []string{"-c", `echo "$GODEBUG"; exit 7`, "-dsn=postgres://app:s3cret@db:5432/x"},
 		Env:    []string{"GODEBUG=gctrace=2,x=1"},
 		Stdout: &stdout,
 	})
@@ -328,6 +328,10 @@ func TestRunNotGo(t *testing.T) {
 	}
 	if got := stdout.String(); got != "x=1,gctrace=1\n" {
 		t.Errorf("program saw GODEBUG %q, want x=1,gctrace=1", got)
+	}
+	// The record of the command, which may be shared, keeps no password.
+	if got, want := res.Meta.Command[len(res.Meta.Command)-1], "-dsn=postgres://app:xxxxx@db:5432/x"; got != want {
+		t.Errorf("Meta.Command ends in %q, want %q", got, want)
 	}
 }
 
