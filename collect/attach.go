@@ -35,10 +35,21 @@ const (
 	TraceBytesPerSecond = 16 << 20
 	// MaxTraceBytes bounds the execution trace, however long.
 	MaxTraceBytes = 512 << 20
+	// MinTraceGoMinor is the oldest Go 1 minor release whose execution
+	// traces golang.org/x/exp/trace reads; Attach does not record the
+	// trace of an older program.
+	MinTraceGoMinor = 22
 )
 
 // maxQuoted bounds how much of an error page an error message quotes.
 const maxQuoted = 200
+
+// traceProbe is the length of the trace Attach asks for to read the
+// program's Go version from the trace header before recording the real
+// one: net/http/pprof takes fractions of a second, and answers so short a
+// trace at once, whereas a long trace of an idle program may send its
+// header only at its end.
+const traceProbe = "0.001"
 
 // AttachSpec says where a running program serves net/http/pprof and what to
 // collect from it.
@@ -70,8 +81,12 @@ type AttachResult struct {
 	// Files maps each bundle file name written to what it holds.
 	Files map[string]string
 	// GoVersion is the program's Go version as its trace header gives it
-	// ("go1.22"), "" when no trace was recorded.
+	// ("go1.21"), "" when no trace was asked for or the header was not
+	// read.
 	GoVersion string
+	// TraceSkipped says why no execution trace was recorded although one
+	// was asked for, "" otherwise: a sentence to show the user.
+	TraceSkipped string
 	// Meta is what meta.json holds; nil when Attach failed before writing
 	// it.
 	Meta *bundle.Meta
@@ -93,9 +108,13 @@ var errFetchTimeout = errors.New("download took too long")
 // bound on size (MaxProfileBytes; the trace's grows with Seconds up to
 // MaxTraceBytes), so a server that stalls or never stops answering cannot
 // hang Attach or fill the disk. A 404, a page that is not a profile, or an
-// answer beyond its bound is an error naming the URL. When a download fails
-// after others succeeded, the result lists what was collected and
-// meta.json describes it.
+// answer beyond its bound is an error naming the URL.
+//
+// Before the trace, Attach reads the program's Go version from the header
+// of a trace of a millisecond; a program older than Go 1.22 writes traces
+// that cannot be read, and its trace is skipped, with the reason in
+// AttachResult.TraceSkipped. When a download fails after others succeeded,
+// the result lists what was collected and meta.json describes it.
 func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 	if s.Out == nil {
 		return nil, errors.New("attach: no bundle to write to")
@@ -156,8 +175,24 @@ func finish(res *AttachResult, s AttachSpec, start time.Time, err error) error {
 	return errors.Join(err, s.Out.WriteMeta(res.Meta))
 }
 
-// attachTrace records the execution trace into the bundle.
+// attachTrace records the execution trace into the bundle, unless the
+// program's Go version, read first from a very short trace, shows that it
+// could not be read; res then says why it was skipped.
 func attachTrace(ctx context.Context, client *http.Client, base *url.URL, s AttachSpec, res *AttachResult) error {
+	probe := download{client: client, url: traceURL(base, traceProbe), timeout: ProfileTimeout, limit: MaxProfileBytes}
+	minor, err := probe.traceVersion(ctx)
+	if ctx.Err() != nil {
+		return err
+	}
+	// A failure of the probe is left to the real request, whose error
+	// names the URL the user would try, and whose header is checked too.
+	if err == nil {
+		res.GoVersion = fmt.Sprintf("go1.%d", minor)
+		if skip := traceSkipReason(minor); skip != "" {
+			res.TraceSkipped = skip
+			return nil
+		}
+	}
 	what := fmt.Sprintf("execution trace (%d s)", s.Seconds)
 	if s.Progress != nil {
 		s.Progress(what)
@@ -168,11 +203,17 @@ func attachTrace(ctx context.Context, client *http.Client, base *url.URL, s Atta
 		timeout: time.Duration(s.Seconds)*time.Second + ProfileTimeout,
 		limit:   traceLimit(s.Seconds),
 	}
-	minor, err := d.trace(ctx, s.Out)
+	minor, err = d.trace(ctx, s.Out)
+	if minor > 0 {
+		res.GoVersion = fmt.Sprintf("go1.%d", minor)
+	}
+	if errors.Is(err, errOldTrace) {
+		res.TraceSkipped = traceSkipReason(minor)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	res.GoVersion = fmt.Sprintf("go1.%d", minor)
 	res.Files[bundle.TraceFile] = what
 	return nil
 }
@@ -188,6 +229,18 @@ func traceURL(base *url.URL, seconds string) *url.URL {
 func traceLimit(seconds int) int64 {
 	return min(MaxProfileBytes+int64(seconds)*TraceBytesPerSecond, MaxTraceBytes)
 }
+
+// traceSkipReason says why the trace of a program built by Go 1.minor is
+// not recorded, "" when it is.
+func traceSkipReason(minor int) string {
+	if minor >= MinTraceGoMinor {
+		return ""
+	}
+	return fmt.Sprintf("no execution trace: the program runs go1.%d, and traces of programs older than go1.%d cannot be read", minor, MinTraceGoMinor)
+}
+
+// errOldTrace marks a trace from a Go release whose traces cannot be read.
+var errOldTrace = errors.New("trace format too old")
 
 // traceHeaderLen is the length of an execution trace's header, "go 1.23
 // trace" padded with zero bytes.
@@ -367,8 +420,10 @@ func (d *download) profile(ctx context.Context, out *bundle.Writer, name string)
 	return d.save(r, out, name, head)
 }
 
-// trace downloads an execution trace into the bundle and returns the Go
-// minor release from its header.
+// trace downloads an execution trace into the bundle. When its header shows
+// a Go release older than MinTraceGoMinor, it stops at once and returns
+// errOldTrace. It returns the Go minor release from the header, 0 when it
+// did not read one.
 func (d *download) trace(ctx context.Context, out *bundle.Writer) (int, error) {
 	r, err := d.get(ctx)
 	if err != nil {
@@ -383,7 +438,33 @@ func (d *download) trace(ctx context.Context, out *bundle.Writer) (int, error) {
 	if !ok {
 		return 0, d.notPprof(head, r.body)
 	}
+	if minor < MinTraceGoMinor {
+		return minor, errOldTrace
+	}
 	return minor, d.save(r, out, bundle.TraceFile, head)
+}
+
+// traceVersion reads the Go minor release from the header of the trace at
+// d.url and the rest of the answer, so that the program has stopped
+// tracing, and can start again, by the time it returns.
+func (d *download) traceVersion(ctx context.Context) (int, error) {
+	r, err := d.get(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer r.close()
+	head, err := d.head(r, traceHeaderLen)
+	if err != nil {
+		return 0, err
+	}
+	minor, ok := traceMinor(head)
+	if !ok {
+		return 0, d.notPprof(head, r.body)
+	}
+	if _, err := d.copyBody(r, io.Discard, int64(len(head))); err != nil {
+		return 0, err
+	}
+	return minor, nil
 }
 
 // head reads the first n bytes of the answer, fewer if it is shorter.

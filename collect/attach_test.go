@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,6 +173,72 @@ func attachCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestAttachOldGo checks that the trace of a program older than Go 1.22,
+// whose traces cannot be read, is skipped after a probe of a millisecond,
+// with the reason in the result, and that the header of the real trace is
+// checked too.
+func TestAttachOldGo(t *testing.T) {
+	tests := []struct {
+		name         string
+		probe, trace string // trace headers
+		wantVersion  string
+		skipped      bool
+		traces       []string
+	}{
+		{"old", "go 1.21 trace\x00\x00\x00", "", "go1.21", true, []string{"seconds=0.001"}},
+		{"older", "go 1.5 trace\x00\x00\x00\x00", "", "go1.5", true, []string{"seconds=0.001"}},
+		{"new", "go 1.22 trace\x00\x00\x00", "go 1.22 trace\x00\x00\x00events", "go1.22", false, []string{"seconds=0.001", "seconds=3"}},
+		// A probe that fails leaves the decision to the header of the
+		// real trace.
+		{"probe fails, old", "", "go 1.20 trace\x00\x00\x00events", "go1.20", true, []string{"seconds=0.001", "seconds=3"}},
+		{"probe fails, new", "", "go 1.23 trace\x00\x00\x00events", "go1.23", false, []string{"seconds=0.001", "seconds=3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := &fakePprof{handlers: profiles()}
+			fake.handlers["trace"] = func(w http.ResponseWriter, r *http.Request) {
+				body := tt.trace
+				if r.FormValue("seconds") == "0.001" {
+					body = tt.probe
+				}
+				if body == "" {
+					http.Error(w, "probe failed", http.StatusInternalServerError)
+					return
+				}
+				io.WriteString(w, body)
+			}
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			w, dir := newBundle(t)
+			res, err := Attach(attachCtx(t), AttachSpec{URL: srv.URL, Seconds: 3, Out: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.GoVersion != tt.wantVersion || (res.TraceSkipped != "") != tt.skipped {
+				t.Errorf("GoVersion %q, TraceSkipped %q; want %q, skipped %v", res.GoVersion, res.TraceSkipped, tt.wantVersion, tt.skipped)
+			}
+			if tt.skipped && !strings.Contains(res.TraceSkipped, tt.wantVersion+",") {
+				t.Errorf("TraceSkipped %q does not name %s", res.TraceSkipped, tt.wantVersion)
+			}
+			_, err = os.Stat(filepath.Join(dir, bundle.TraceFile))
+			if _, listed := res.Files[bundle.TraceFile]; listed == tt.skipped || (err == nil) == tt.skipped {
+				t.Errorf("trace listed %v, on disk %v; want %v", listed, err == nil, !tt.skipped)
+			}
+			if !slices.Equal(fake.traces, tt.traces) {
+				t.Errorf("trace requests %q, want %q", fake.traces, tt.traces)
+			}
+			b, err := bundle.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if b.Meta() == nil || b.Meta().GoVersion != tt.wantVersion {
+				t.Errorf("meta.json %+v, want go_version %s", b.Meta(), tt.wantVersion)
+			}
+		})
+	}
 }
 
 func TestAttachSeconds(t *testing.T) {
