@@ -41,7 +41,8 @@ const (
 	MinTraceGoMinor = 22
 )
 
-// maxQuoted bounds how much of an error page an error message quotes.
+// maxQuoted bounds, in bytes, the part of an error page that an error
+// message quotes, escapes included.
 const maxQuoted = 200
 
 // traceProbe is the length of the trace Attach asks for to read the
@@ -536,17 +537,22 @@ func escape(s string) string {
 	return q[1 : len(q)-1]
 }
 
-// quoteBounded quotes at most maxQuoted bytes of b, cut at a character
-// boundary, and says when it left the rest out.
+// quoteBounded quotes the longest start of b whose quoted form, escapes
+// included, fits in maxQuoted bytes, and says when it left the rest out.
 func quoteBounded(b []byte) string {
-	if len(b) <= maxQuoted {
-		return quote(string(b))
+	if q := quote(string(b)); len(q) <= maxQuoted {
+		return q
 	}
-	cut := maxQuoted
-	for cut > maxQuoted-utf8.UTFMax && !utf8.RuneStart(b[cut]) {
-		cut--
+	best := `""`
+	for i := 0; i < len(b); {
+		_, size := utf8.DecodeRune(b[i:])
+		q := quote(string(b[:i+size]))
+		if len(q) > maxQuoted {
+			break
+		}
+		best, i = q, i+size
 	}
-	return quote(string(b[:cut])) + "..."
+	return best + "..."
 }
 
 // redactURLs replaces the password of every URL in s with "xxxxx", as

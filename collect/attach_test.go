@@ -464,8 +464,10 @@ func TestAttachHostileText(t *testing.T) {
 		io.WriteString(w, "\x1b[2J<html>")
 	}))
 	defer notPprof.Close()
+	quoted := `"oops \x1b[2J\x1b[31mred\u202eevil\r\a\x9b`
 	tests := []struct{ url, want string }{
-		{body.URL, `500 Internal Server Error: "oops \x1b[2J\x1b[31mred\u202eevil\r\a\x9b` + strings.Repeat("A", 200-len("oops \x1b[2J\x1b[31mred\u202eevil\r\x07\x9b")) + `"...`},
+		// The page is quoted up to 200 bytes, escapes included.
+		{body.URL, `500 Internal Server Error: ` + quoted + strings.Repeat("A", 200-len(quoted)-1) + `"...`},
 		{status.URL, `503 \x1b]0;pwned\aBusy\u202e`},
 		{notPprof.URL, `not a net/http/pprof endpoint (the answer starts "\x1b[2J<html>")`},
 	}
@@ -481,6 +483,29 @@ func TestAttachHostileText(t *testing.T) {
 		}
 		if i := strings.IndexFunc(msg, func(r rune) bool { return !strconv.IsPrint(r) }); i >= 0 || !utf8.ValidString(msg) {
 			t.Errorf("%s: err %q holds a character that is not printable", tt.url, msg)
+		}
+	}
+}
+
+func TestQuoteBounded(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"short", `"short"`},
+		{strings.Repeat("a", 198), `"` + strings.Repeat("a", 198) + `"`},
+		{strings.Repeat("a", 199), `"` + strings.Repeat("a", 198) + `"...`},
+		// Escapes count: 49 of them take 196 bytes, quotes included 198.
+		{strings.Repeat("\x00", 300), `"` + strings.Repeat(`\x00`, 49) + `"...`},
+		{strings.Repeat("\xff", 300), `"` + strings.Repeat(`\xff`, 49) + `"...`},
+		{strings.Repeat("\u202e", 100), `"` + strings.Repeat(`\u202e`, 33) + `"...`},
+		// A character is never cut in two.
+		{strings.Repeat("é", 150), `"` + strings.Repeat("é", 99) + `"...`},
+	}
+	for _, tt := range tests {
+		got := quoteBounded([]byte(tt.in))
+		if got != tt.want {
+			t.Errorf("quoteBounded(%.20q...) = %s, want %s", tt.in, got, tt.want)
+		}
+		if len(strings.TrimSuffix(got, "...")) > maxQuoted {
+			t.Errorf("quoteBounded(%.20q...) is %d bytes long", tt.in, len(got))
 		}
 	}
 }
