@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"syscall"
 	"time"
 
@@ -30,10 +29,24 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // gathered. Cancelling ctx sends the program SIGTERM, then SIGKILL after
 // s.Grace. An exit with a non-zero status, or by a signal, is a result, not
 // an error: such runs are often exactly the ones worth diagnosing. Run
-// returns an error when the program cannot be started, and a non-nil
-// Result together with an error when the program ran but its evidence could
-// not be saved.
+// returns an error when s is invalid or the program cannot be started, and
+// a non-nil Result together with an error when the program ran but its
+// evidence could not be saved.
+//
+// The program is killed if the calling process dies first (the program
+// itself: processes it started live on unless they ask the same of it, as
+// "go run" does not). While Run runs,
+// SIGPIPE does not kill the calling process: a write to a standard output
+// or error whose reader has gone fails instead, that writer stops
+// receiving the program's output, and the run goes on to its end.
 func Run(ctx context.Context, s Spec) (*Result, error) {
+	// Without this, "gcdoctor run -- prog | head -1" would be killed by
+	// SIGPIPE at the next line of output it passes on, before gathering
+	// anything; with SIGPIPE caught, the write reports EPIPE to
+	// passWriter.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	var sigs chan os.Signal
 	if s.Signals {
 		sigs = make(chan os.Signal, len(forwardedSignals))
@@ -49,6 +62,9 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if s.Path == "" {
 		return nil, errors.New("run: no command given")
 	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
 	path, err := exec.LookPath(s.Path)
 	if err != nil {
 		var ee *exec.Error
@@ -59,6 +75,22 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	}
 	if path, err = filepath.Abs(path); err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	if s.Dir != "" {
+		// os.StartProcess checks the directory only when there are no
+		// SysProcAttr; the child's failure to enter it would otherwise
+		// be reported as a missing program.
+		fi, err := os.Stat(s.Dir)
+		if err == nil && !fi.IsDir() {
+			err = &fs.PathError{Op: "chdir", Path: s.Dir, Err: syscall.ENOTDIR}
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				pe.Op = "chdir"
+			}
+			return nil, fmt.Errorf("run %s: %w", s.Path, err)
+		}
 	}
 	// Read before starting: the file may be replaced while the program
 	// runs, and the evidence must describe what actually ran.
@@ -80,11 +112,14 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		stdin = nil
 	}
 
-	var trace *os.File
+	var (
+		trace *os.File
+		temp  *tempFile
+	)
 	if s.Out != nil {
 		trace, err = s.Out.Create(bundle.GCTraceFile)
-	} else {
-		trace, err = os.CreateTemp("", "gcdoctor-gctrace-*.log")
+	} else if temp, err = newTempFile("gcdoctor-gctrace-*.log"); err == nil {
+		trace = temp.f
 	}
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", s.Path, err)
@@ -105,14 +140,24 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if s.Stdout != nil {
 		cmd.Stdout = &passWriter{w: s.Stdout}
 	}
-	if s.Signals {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: s.Signals,
+		// A program left running after gcdoctor dies would run on
+		// unobserved, its output going nowhere.
+		Pdeathsig: syscall.SIGKILL,
 	}
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		trace.Close()
-		os.Remove(trace.Name())
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go startLocked(cmd, started, exited)
+	if err := <-started; err != nil {
+		if temp != nil {
+			temp.remove()
+		} else {
+			trace.Close()
+			os.Remove(trace.Name())
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Op == "fork/exec" {
 			err = pe.Err
@@ -121,31 +166,31 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	}
 	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
 	memLimit, cpuLimit := cgroupLimits(c.pid)
-	samples := sampleRSS(c.pid, start, every)
-	exited := make(chan struct{})
-	supervised := make(chan struct{})
+	samples := sampleRSS(c.pid, start, every, MaxRSSSamples)
+	supervised := make(chan bool, 1)
 	go func() {
-		defer close(supervised)
-		c.supervise(ctx, sigs, exited, grace)
+		supervised <- c.supervise(ctx, sigs, exited, grace)
 	}()
 
-	// Wait for the exit without reaping, so that the process ID cannot be
-	// reused while signals are still being sent to it or its RSS sampled.
-	waitExited(c.pid)
+	<-exited
 	duration := time.Since(start)
-	close(exited)
-	<-supervised
-	rss := samples.stop()
+	killed := <-supervised
+	rss, every := samples.stop()
 	waitErr := cmd.Wait()
 
 	res := &Result{
 		Start:       start,
 		Duration:    duration,
+		Killed:      killed,
 		RSS:         rss,
 		CPU:         -1,
+		SampleEvery: every,
 		GCTracePath: trace.Name(),
 		GoVersion:   goVersion,
-		tempTrace:   s.Out == nil,
+		temp:        temp,
+	}
+	if temp != nil {
+		res.GCTracePath = temp.path
 	}
 	var exitCode *int
 	if ps := cmd.ProcessState; ps != nil {
@@ -165,7 +210,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	res.Meta = &bundle.Meta{
 		SchemaVersion:          bundle.SchemaVersion,
 		ToolVersion:            s.ToolVersion,
-		Command:                slices.Clone(cmd.Args),
+		Command:                redactArgs(cmd.Args),
 		ExitCode:               exitCode,
 		Start:                  start.Round(0),
 		DurationMS:             float64(duration) / float64(time.Millisecond),
@@ -187,7 +232,12 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	if errors.As(waitErr, &ee) || errors.Is(waitErr, exec.ErrWaitDelay) {
 		waitErr = nil
 	}
-	err = errors.Join(waitErr, stderr.fileErr, trace.Close())
+	err = errors.Join(waitErr, stderr.fileErr)
+	if temp == nil {
+		// A temporary file stays open until Cleanup: it may have no
+		// name left to reopen it by.
+		err = errors.Join(err, trace.Close())
+	}
 	if s.Out != nil {
 		// Whatever can still be saved is, even after an error: a partial
 		// gctrace.log with its meta.json is still worth analysing.
@@ -213,6 +263,48 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
+// startLocked starts cmd and then waits, without reaping it, for it to
+// exit, all on one locked thread. It reports the outcome of the start on
+// started, and closes exited once the program has exited.
+//
+// The kernel sends Pdeathsig when the thread that started the program ends,
+// not the process, and Go ends a thread when a goroutine locked to it
+// returns: a program started from an ordinary goroutine would be killed
+// whenever that thread happened to end. Holding the thread until the
+// program has exited keeps the signal for the death of the process.
+//
+// Not reaping lets the process ID stay the program's while signals are
+// still being sent to it or its RSS sampled.
+func startLocked(cmd *exec.Cmd, started chan<- error, exited chan<- struct{}) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := cmd.Start()
+	started <- err
+	if err != nil {
+		return
+	}
+	waitExited(cmd.Process.Pid)
+	close(exited)
+}
+
+// newTempFile creates a temporary file and, when it can be reopened through
+// /proc, removes its name at once, so that it disappears with its last
+// descriptor however this process ends.
+func newTempFile(pattern string) (*tempFile, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	t := &tempFile{f: f, name: f.Name(), path: f.Name()}
+	byFD := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	viaProc, err1 := os.Stat(byFD)
+	own, err2 := f.Stat()
+	if err1 == nil && err2 == nil && os.SameFile(viaProc, own) && os.Remove(t.name) == nil {
+		t.name, t.path = "", byFD
+	}
+	return t, nil
+}
+
 // child is a started program that signals can be sent to.
 type child struct {
 	pid  int
@@ -234,30 +326,60 @@ func (c *child) signal(sig syscall.Signal) {
 }
 
 // supervise forwards each signal from sigs once, and turns the
-// cancellation of ctx into SIGTERM and, after grace, SIGKILL. It returns
-// when exited is closed; the caller closes it only after the program has
-// exited and before reaping it, so no signal can reach a process that
-// reused the ID.
-func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-chan struct{}, grace time.Duration) {
+// cancellation of ctx into SIGTERM. The first SIGINT or SIGTERM, forwarded
+// or sent, starts a grace period after which the program is killed; a
+// second SIGINT or SIGTERM from sigs kills it at once, as a second Ctrl-C
+// does to a program that ignores the first. A cancellation that comes with
+// or after a forwarded signal is not taken for a second request, since a
+// caller may cancel ctx on the very Ctrl-C that sigs delivers.
+//
+// supervise returns when exited is closed, which happens only after the
+// program has exited and before it is reaped, so no signal can reach a
+// process that reused the ID. It reports whether it sent SIGKILL.
+func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-chan struct{}, grace time.Duration) (killed bool) {
 	done := ctx.Done()
-	var kill <-chan time.Time
+	var (
+		graceEnd <-chan time.Time
+		stopping bool
+	)
+	stop := func() {
+		stopping = true
+		t := time.NewTimer(grace)
+		graceEnd = t.C
+	}
+	kill := func() {
+		if !killed {
+			killed = true
+			c.signal(syscall.SIGKILL)
+		}
+	}
 	for {
 		select {
 		case <-exited:
-			return
+			return killed
 		case sig := <-sigs:
-			if s, ok := sig.(syscall.Signal); ok {
-				c.signal(s)
+			s, ok := sig.(syscall.Signal)
+			if !ok {
+				continue
+			}
+			isStop := s == syscall.SIGINT || s == syscall.SIGTERM
+			if isStop && stopping {
+				kill()
+				continue
+			}
+			c.signal(s)
+			if isStop {
+				stop()
 			}
 		case <-done:
 			done = nil
-			c.signal(syscall.SIGTERM)
-			t := time.NewTimer(grace)
-			defer t.Stop()
-			kill = t.C
-		case <-kill:
-			kill = nil
-			c.signal(syscall.SIGKILL)
+			if !stopping {
+				c.signal(syscall.SIGTERM)
+				stop()
+			}
+		case <-graceEnd:
+			graceEnd = nil
+			kill()
 		}
 	}
 }
@@ -304,16 +426,16 @@ func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
 // rssSampler samples the RSS of a process in the background.
 type rssSampler struct {
 	quit chan struct{}
-	out  chan []bundle.RSSSample
+	done chan struct{}
+	buf  rssBuffer
 }
 
 // sampleRSS starts sampling the RSS of process pid every interval, with
-// elapsed times counted from start.
-func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
-	s := &rssSampler{quit: make(chan struct{}), out: make(chan []bundle.RSSSample, 1)}
+// elapsed times counted from start, keeping at most limit samples.
+func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSampler {
+	s := &rssSampler{quit: make(chan struct{}), done: make(chan struct{}), buf: rssBuffer{limit: max(limit, 2), every: every}}
 	go func() {
-		var samples []bundle.RSSSample
-		defer func() { s.out <- samples }()
+		defer close(s.done)
 		proc, err := procfs.NewProc(pid)
 		if err != nil {
 			return
@@ -324,7 +446,9 @@ func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
 			// An exited process that is not yet reaped reports an RSS of
 			// zero, which is not a measurement of the program.
 			if st, err := proc.Stat(); err == nil && st.ResidentMemory() > 0 {
-				samples = append(samples, bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())})
+				if s.buf.add(bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())}) {
+					tick.Reset(s.buf.every)
+				}
 			}
 			select {
 			case <-s.quit:
@@ -336,10 +460,39 @@ func sampleRSS(pid int, start time.Time, every time.Duration) *rssSampler {
 	return s
 }
 
-// stop ends sampling and returns the samples taken.
-func (s *rssSampler) stop() []bundle.RSSSample {
+// stop ends sampling and returns the samples taken and the interval
+// between them at the end.
+func (s *rssSampler) stop() ([]bundle.RSSSample, time.Duration) {
 	close(s.quit)
-	return <-s.out
+	<-s.done
+	return s.buf.samples, s.buf.every
+}
+
+// rssBuffer holds RSS samples taken every interval, at most limit of them:
+// when it is full, every other sample is dropped and the interval doubles,
+// so that it covers a run of any length evenly.
+type rssBuffer struct {
+	limit   int
+	every   time.Duration
+	samples []bundle.RSSSample
+}
+
+// add appends x, first thinning the samples when the buffer is full. It
+// reports whether the interval changed.
+func (b *rssBuffer) add(x bundle.RSSSample) bool {
+	thinned := false
+	if len(b.samples) >= b.limit {
+		n := 0
+		for i := 0; i < len(b.samples); i += 2 {
+			b.samples[n] = b.samples[i]
+			n++
+		}
+		b.samples = b.samples[:n]
+		b.every *= 2
+		thinned = true
+	}
+	b.samples = append(b.samples, x)
+	return thinned
 }
 
 // isTerminal reports whether r is a terminal.

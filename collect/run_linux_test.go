@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/gcdoctor/gcdoctor/bundle"
@@ -31,7 +33,15 @@ var (
 	allocErr       error
 )
 
+// helperEnv names the environment variable that makes the test binary act
+// as a helper process instead of running tests: a caller of Run that the
+// tests can kill, or whose standard output they can close.
+const helperEnv = "GCDOCTOR_COLLECT_HELPER"
+
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helper(mode))
+	}
 	os.Exit(func() int {
 		dir, err := os.MkdirTemp("", "collect-test-*")
 		if err != nil {
@@ -157,6 +167,9 @@ func TestRunBundle(t *testing.T) {
 	if res.GoVersion != allocGoVersion {
 		t.Errorf("GoVersion = %q, want %q", res.GoVersion, allocGoVersion)
 	}
+	if res.SampleEvery != 20*time.Millisecond || res.Killed {
+		t.Errorf("SampleEvery = %v, Killed = %v; want 20ms, false", res.SampleEvery, res.Killed)
+	}
 	if res.Duration <= 0 || res.Start.IsZero() {
 		t.Errorf("Start = %v, Duration = %v", res.Start, res.Duration)
 	}
@@ -249,11 +262,18 @@ func TestRunWithoutBundle(t *testing.T) {
 	if len(res.Meta.Files) != 0 {
 		t.Errorf("Meta.Files = %v without a bundle", res.Meta.Files)
 	}
+	// The file has no name left that a crash could leave behind: it is
+	// reached through its descriptor, which the kernel shows as deleted.
+	target, err := os.Readlink(res.GCTracePath)
+	if err != nil || !strings.HasSuffix(target, " (deleted)") {
+		t.Errorf("GCTracePath %s links to %q (%v), want a deleted file", res.GCTracePath, target, err)
+	}
+	f := res.temp.f
 	if err := res.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(res.GCTracePath); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temporary gctrace file survives Cleanup: %v", err)
+	if _, err := f.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("temporary gctrace file still open after Cleanup: %v", err)
 	}
 	if err := res.Cleanup(); err != nil {
 		t.Errorf("second Cleanup: %v", err)
@@ -300,7 +320,7 @@ func TestRunNotGo(t *testing.T) {
 	var stdout bytes.Buffer
 	res, err := Run(context.Background(), Spec{
 		Path:   sh,
-		Args:   []string{"-c", `echo "$GODEBUG"; exit 7`},
+		Args:   []string{"-c", `echo "$GODEBUG"; exit 7`, "-dsn=postgres://app:s3cret@db:5432/x"},
 		Env:    []string{"GODEBUG=gctrace=2,x=1"},
 		Stdout: &stdout,
 	})
@@ -313,6 +333,10 @@ func TestRunNotGo(t *testing.T) {
 	}
 	if got := stdout.String(); got != "x=1,gctrace=1\n" {
 		t.Errorf("program saw GODEBUG %q, want x=1,gctrace=1", got)
+	}
+	// The record of the command, which may be shared, keeps no password.
+	if got, want := res.Meta.Command[len(res.Meta.Command)-1], "-dsn=postgres://app:xxxxx@db:5432/x"; got != want {
+		t.Errorf("Meta.Command ends in %q, want %q", got, want)
 	}
 }
 
@@ -379,14 +403,15 @@ func TestRunCancel(t *testing.T) {
 		args     []string
 		code     int
 		signaled bool
+		killed   bool
 		output   string
 	}{
 		// The program handles SIGTERM and exits on its own.
-		{"handled", []string{"-wait", "-exit=5"}, 5, false, "alloc: got terminated"},
+		{"handled", []string{"-wait", "-exit=5"}, 5, false, false, "alloc: got terminated"},
 		// The program dies of SIGTERM.
-		{"default", []string{"-sleep"}, 128 + int(syscall.SIGTERM), true, ""},
+		{"default", []string{"-sleep"}, 128 + int(syscall.SIGTERM), true, false, ""},
 		// The program ignores SIGTERM and is killed after the grace period.
-		{"ignored", []string{"-ignore-term"}, 128 + int(syscall.SIGKILL), true, ""},
+		{"ignored", []string{"-ignore-term"}, 128 + int(syscall.SIGKILL), true, true, ""},
 	}
 	for _, tt := range tests {
 		for _, group := range []bool{false, true} {
@@ -394,8 +419,8 @@ func TestRunCancel(t *testing.T) {
 				t.Parallel()
 				s := Spec{Path: bin, Args: append([]string{"-alloc=0"}, tt.args...), Signals: group, Grace: 200 * time.Millisecond}
 				res, stdout := runUntilReady(t, s, nil, func(cancel context.CancelCauseFunc) { cancel(errReady) })
-				if res.ExitCode != tt.code || res.Signaled != tt.signaled {
-					t.Errorf("ExitCode = %d, Signaled = %v; want %d, %v", res.ExitCode, res.Signaled, tt.code, tt.signaled)
+				if res.ExitCode != tt.code || res.Signaled != tt.signaled || res.Killed != tt.killed {
+					t.Errorf("ExitCode = %d, Signaled = %v, Killed = %v; want %d, %v, %v", res.ExitCode, res.Signaled, res.Killed, tt.code, tt.signaled, tt.killed)
 				}
 				if !strings.Contains(stdout.String(), tt.output) {
 					t.Errorf("output %q lacks %q", stdout.String(), tt.output)
@@ -423,8 +448,8 @@ func TestRunForwardSignals(t *testing.T) {
 				sigs := make(chan os.Signal, 1)
 				s := Spec{Path: bin, Args: []string{"-alloc=0", "-wait", "-exit=4"}, Signals: group}
 				res, stdout := runUntilReady(t, s, sigs, func(context.CancelCauseFunc) { sigs <- tt.sig })
-				if res.ExitCode != 4 || res.Signaled {
-					t.Errorf("ExitCode = %d, Signaled = %v; want 4, false", res.ExitCode, res.Signaled)
+				if res.ExitCode != 4 || res.Signaled || res.Killed {
+					t.Errorf("ExitCode = %d, Signaled = %v, Killed = %v; want 4, false, false", res.ExitCode, res.Signaled, res.Killed)
 				}
 				if want := "alloc: got " + tt.name + "\n"; !strings.HasSuffix(stdout.String(), want) {
 					t.Errorf("output %q does not end in %q", stdout.String(), want)
@@ -639,6 +664,11 @@ func TestRunStartErrors(t *testing.T) {
 		{"bad format", Spec{Path: garbage}, "run " + garbage + ": exec format error", nil},
 		{"bad dir", Spec{Path: bin, Dir: filepath.Join(dir, "nodir")}, "run " + bin + ": chdir " + filepath.Join(dir, "nodir") + ": no such file or directory", nil},
 		{"empty", Spec{}, "run: no command given", nil},
+		{"dir is a file", Spec{Path: bin, Dir: notExec}, "run " + bin + ": chdir " + notExec + ": not a directory", syscall.ENOTDIR},
+		{"sampling too often", Spec{Path: bin, SampleEvery: time.Nanosecond}, "run " + bin + ": RSS sampling interval 1ns is shorter than the minimum of 10ms", nil},
+		{"negative sampling", Spec{Path: bin, SampleEvery: -time.Second}, "run " + bin + ": negative RSS sampling interval -1s", nil},
+		{"negative grace", Spec{Path: bin, Grace: -time.Second}, "run " + bin + ": negative grace period -1s", nil},
+		{"long grace", Spec{Path: bin, Grace: time.Hour}, "run " + bin + ": grace period 1h0m0s is longer than the maximum of 10m0s", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -699,5 +729,226 @@ func TestRunIOError(t *testing.T) {
 	defer b.Close()
 	if b.Meta() == nil || !b.Has(bundle.RSSFile) || !b.Has(bundle.GCTraceFile) {
 		t.Errorf("evidence not saved after an I/O error: %q", b.Names())
+	}
+}
+
+// TestRunEscalate checks that a program ignoring SIGINT and SIGTERM is
+// still stopped: by a second SIGINT or SIGTERM at once, or at the end of
+// the grace period that the first one starts. A Run that cannot stop it
+// ends the test at the safety timeout of runUntilReady instead.
+func TestRunEscalate(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	tests := []struct {
+		name  string
+		sigs  []os.Signal
+		grace time.Duration
+	}{
+		{"second SIGINT", []os.Signal{syscall.SIGINT, syscall.SIGINT}, MaxGrace},
+		{"SIGTERM then SIGINT", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, MaxGrace},
+		{"SIGINT then grace", []os.Signal{syscall.SIGINT}, 100 * time.Millisecond},
+		{"SIGTERM then grace", []os.Signal{syscall.SIGTERM}, 100 * time.Millisecond},
+		// SIGHUP is passed on but asks for no stop: the SIGINT after it is
+		// a first request.
+		{"SIGHUP then SIGINT then grace", []os.Signal{syscall.SIGHUP, syscall.SIGINT}, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		for _, group := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/group=%v", tt.name, group), func(t *testing.T) {
+				t.Parallel()
+				sigs := make(chan os.Signal, len(tt.sigs))
+				s := Spec{Path: bin, Args: []string{"-alloc=0", "-ignore-stop"}, Signals: group, Grace: tt.grace}
+				res, stdout := runUntilReady(t, s, sigs, func(context.CancelCauseFunc) {
+					for _, sig := range tt.sigs {
+						sigs <- sig
+					}
+				})
+				if !res.Killed || !res.Signaled || res.ExitCode != 128+int(syscall.SIGKILL) {
+					t.Errorf("Killed = %v, Signaled = %v, ExitCode = %d; want true, true, %d (output %q)", res.Killed, res.Signaled, res.ExitCode, 128+int(syscall.SIGKILL), stdout.String())
+				}
+			})
+		}
+	}
+}
+
+func TestRSSBuffer(t *testing.T) {
+	b := rssBuffer{limit: 4, every: 10 * time.Millisecond}
+	tests := []struct {
+		add     int
+		thinned bool
+		want    []int // the samples kept, by the order they were added
+		every   time.Duration
+	}{
+		{0, false, []int{0}, 10 * time.Millisecond},
+		{1, false, []int{0, 1}, 10 * time.Millisecond},
+		{2, false, []int{0, 1, 2}, 10 * time.Millisecond},
+		{3, false, []int{0, 1, 2, 3}, 10 * time.Millisecond},
+		{4, true, []int{0, 2, 4}, 20 * time.Millisecond},
+		{5, false, []int{0, 2, 4, 5}, 20 * time.Millisecond},
+		{6, true, []int{0, 4, 6}, 40 * time.Millisecond},
+		{7, false, []int{0, 4, 6, 7}, 40 * time.Millisecond},
+		{8, true, []int{0, 6, 8}, 80 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		thinned := b.add(bundle.RSSSample{Elapsed: time.Duration(tt.add), RSS: int64(tt.add)})
+		var got []int
+		for _, s := range b.samples {
+			got = append(got, int(s.RSS))
+		}
+		if thinned != tt.thinned || !slices.Equal(got, tt.want) || b.every != tt.every {
+			t.Errorf("after adding %d: thinned %v, samples %v, every %v; want %v, %v, %v", tt.add, thinned, got, b.every, tt.thinned, tt.want, tt.every)
+		}
+	}
+}
+
+// helper acts as a caller of Run, as gcdoctor run is, for the tests that
+// need to kill that caller or close its standard output. It runs the test
+// program named by GCDOCTOR_COLLECT_BIN, with its output on this process's
+// standard output, and reports what Run returned on standard error.
+func helper(mode string) int {
+	args := map[string][]string{
+		// Enough output to fill any pipe, so that the caller still
+		// passes it on after the reader has gone.
+		"stdout-closed": {"-alloc=100ms", "-lines=100000"},
+		"killed":        {"-alloc=0", "-sleep"},
+	}[mode]
+	if args == nil {
+		fmt.Fprintf(os.Stderr, "helper: unknown mode %q\n", mode)
+		return 2
+	}
+	res, err := Run(context.Background(), Spec{Path: os.Getenv("GCDOCTOR_COLLECT_BIN"), Args: args, Stdout: os.Stdout, Signals: true})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "helper: %v\n", err)
+	}
+	if res == nil {
+		return 1
+	}
+	trace, err := os.ReadFile(res.GCTracePath)
+	fmt.Fprintf(os.Stderr, "helper: exit=%d gctrace=%v\n", res.ExitCode, err == nil && bytes.Contains(trace, []byte("gc 1 @")))
+	// As gcdoctor run then prints its report: with standard output gone,
+	// this may end the process by SIGPIPE before Cleanup.
+	fmt.Println("helper: report")
+	res.Cleanup()
+	return 0
+}
+
+// startHelper starts the test binary as a helper in mode, running bin with
+// tmp as its temporary directory and its standard output on the returned
+// pipe. The helper is killed if the test outlives its deadline.
+func startHelper(t *testing.T, mode, bin, tmp string) (*exec.Cmd, *os.File, *bytes.Buffer) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, "GCDOCTOR_COLLECT_BIN="+bin, "TMPDIR="+tmp)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	return cmd, r, &stderr
+}
+
+// TestRunStdoutClosed checks that a caller whose standard output is closed
+// early, as by "gcdoctor run -- prog | head -1", is not killed by SIGPIPE
+// during the run, still gathers the evidence, and leaves no temporary file
+// whether or not it dies of SIGPIPE afterwards.
+func TestRunStdoutClosed(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	tmp := t.TempDir()
+	cmd, out, stderr := startHelper(t, "stdout-closed", bin, tmp)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	out.Close()
+	if err != nil || !strings.HasPrefix(line, "alloc: ") {
+		t.Errorf("first line %q, %v", line, err)
+	}
+	err = cmd.Wait()
+	t.Logf("caller ended with %v", cmd.ProcessState)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && !(ok && ws.Signaled() && ws.Signal() == syscall.SIGPIPE) {
+		t.Errorf("caller failed: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr.String(), "helper: exit=0 gctrace=true\n") {
+		t.Errorf("caller did not finish the run with its evidence; its stderr:\n%s", stderr)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left behind: %v", ents)
+	}
+}
+
+// TestRunCallerKilled checks that the program dies with the process that
+// runs it, even one killed by SIGKILL with no chance to clean up, and that
+// no temporary file outlives them.
+func TestRunCallerKilled(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	tmp := t.TempDir()
+	cmd, out, stderr := startHelper(t, "killed", bin, tmp)
+	defer out.Close()
+	pid := 0
+	sc := bufio.NewScanner(out)
+	for sc.Scan() && sc.Text() != "alloc: ready" {
+		fmt.Sscanf(sc.Text(), "alloc: pid=%d", &pid)
+	}
+	if pid == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the program did not report its pid; caller's stderr:\n%s", stderr)
+	}
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := proc.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := st.Starttime
+	// alive reports whether the program still runs: a zombie has died,
+	// and a process with another start time reused the ID.
+	alive := func() bool {
+		st, err := proc.Stat()
+		return err == nil && st.Starttime == started && st.State != "Z" && st.State != "X"
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for alive() {
+		if time.Now().After(deadline) {
+			unix.Kill(-pid, syscall.SIGKILL)
+			t.Fatalf("program %d still runs 30 s after its caller was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("temporary files left behind: %v", ents)
+	}
+}
+
+// TestRunThreadExit checks that the program is not killed when threads of
+// the caller end: the parent-death signal follows the thread that started
+// the program, and Go ends a thread when a goroutine locked to it returns.
+func TestRunThreadExit(t *testing.T) {
+	t.Parallel()
+	s := Spec{Path: alloc(t), Args: []string{"-alloc=0", "-wait", "-exit=6"}}
+	res, _ := runUntilReady(t, s, nil, func(cancel context.CancelCauseFunc) {
+		// Each of these goroutines takes an idle thread, possibly the
+		// one that started the program, and ends it.
+		var wg sync.WaitGroup
+		for range 64 {
+			wg.Go(func() { runtime.LockOSThread() })
+		}
+		wg.Wait()
+		cancel(errReady)
+	})
+	if res.ExitCode != 6 || res.Signaled {
+		t.Errorf("ExitCode = %d, Signaled = %v; want 6, false: the program did not live to handle SIGTERM", res.ExitCode, res.Signaled)
 	}
 }

@@ -2,6 +2,7 @@ package collect
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,16 +11,29 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
-// Defaults for the zero values of Spec fields.
+// Defaults for the zero values of Spec fields, and the bounds Run accepts.
 const (
 	// DefaultSampleEvery is the RSS sampling interval used when
 	// Spec.SampleEvery is zero: often enough to see the sawtooth of a heap
 	// that is collected a few times a second, cheap enough not to disturb
 	// the program.
 	DefaultSampleEvery = 100 * time.Millisecond
-	// DefaultGrace is how long a program has to exit after SIGTERM when the
-	// context is cancelled, before it is killed, when Spec.Grace is zero.
-	DefaultGrace = 5 * time.Second
+	// MinSampleEvery is the shortest RSS sampling interval Run accepts:
+	// each sample reads /proc, and sampling much faster would cost more
+	// CPU than the program it measures while showing nothing more of a
+	// heap the collector changes at most a few hundred times a second.
+	MinSampleEvery = 10 * time.Millisecond
+	// MaxRSSSamples bounds the RSS samples a run keeps, whatever its
+	// length. When they are all taken, every other one is dropped and the
+	// interval doubles, so that a long run is still covered from start to
+	// end, more coarsely.
+	MaxRSSSamples = 1 << 16
+	// DefaultGrace is how long a program has to exit after it is asked to
+	// stop, by a forwarded SIGINT or SIGTERM or by the cancellation of the
+	// context, before it is killed, when Spec.Grace is zero.
+	DefaultGrace = 10 * time.Second
+	// MaxGrace is the longest Spec.Grace Run accepts.
+	MaxGrace = 10 * time.Minute
 )
 
 // Spec describes a program to run and where to put the evidence.
@@ -51,21 +65,27 @@ type Spec struct {
 	// nil means no bundle.
 	Out *bundle.Writer
 	// SampleEvery is the interval between RSS samples; zero means
-	// DefaultSampleEvery.
+	// DefaultSampleEvery. Run rejects an interval shorter than
+	// MinSampleEvery, and lengthens it when a long run would take more
+	// than MaxRSSSamples samples.
 	SampleEvery time.Duration
 	// Signals makes Run forward SIGINT, SIGTERM, SIGHUP and SIGQUIT to the
 	// program while it runs; the caller's process is not stopped by them
 	// meanwhile. The program then runs in its own process group, so that a
 	// Ctrl-C at the terminal reaches only Run, which passes it on exactly
 	// once, to the whole group as a terminal would, so that a wrapper such
-	// as "go run" and the program it starts both get it. Without Signals
-	// the program stays in the caller's process group and receives
-	// terminal signals directly.
+	// as "go run" and the program it starts both get it. A program that
+	// does not exit within Grace of the first SIGINT or SIGTERM, or when a
+	// second one comes (a second Ctrl-C), is killed with its group by
+	// SIGKILL. Without Signals the program stays in the caller's process
+	// group and receives terminal signals directly.
 	Signals bool
-	// Grace is how long the program has to exit after the SIGTERM sent when
-	// ctx is cancelled before it gets SIGKILL; zero means DefaultGrace. It
-	// also bounds how long Run waits, after the program exits, for
-	// processes it left behind to close its output.
+	// Grace is how long the program has to exit after it is asked to stop,
+	// by the first forwarded SIGINT or SIGTERM or by the SIGTERM sent when
+	// ctx is cancelled, before it gets SIGKILL; zero means DefaultGrace,
+	// and more than MaxGrace is rejected. It also bounds how long Run
+	// waits, after the program exits, for processes it left behind to
+	// close its output.
 	Grace time.Duration
 	// ToolVersion is recorded as Meta.ToolVersion.
 	ToolVersion string
@@ -86,15 +106,26 @@ type Result struct {
 	// processes it waited for (the rusage the kernel reports when the
 	// program is reaped); negative when it is not known.
 	CPU time.Duration
+	// Killed reports whether Run killed the program with SIGKILL because
+	// it did not exit within Spec.Grace of being asked to stop, or because
+	// a second SIGINT or SIGTERM came.
+	Killed bool
 	// PeakRSS is the largest resident set size of the program in bytes:
 	// the kernel's high-water mark when it can be trusted, else the largest
 	// sample.
 	PeakRSS int64
 	// RSS holds the resident set size samples.
 	RSS []bundle.RSSSample
+	// SampleEvery is the interval between the RSS samples: Spec.SampleEvery,
+	// or a multiple of it when the run was too long for MaxRSSSamples.
+	SampleEvery time.Duration
 	// GCTracePath is the file holding the program's standard error, with
-	// its gctrace lines: gctrace.log in the bundle, or a temporary file
-	// that Cleanup removes when there is no bundle.
+	// its gctrace lines: gctrace.log in the bundle or, when there is no
+	// bundle, a temporary file that stays readable by this path until
+	// Cleanup. The temporary file is removed from its directory as soon as
+	// it is made, so that nothing is left behind however the process ends,
+	// even by SIGKILL or SIGPIPE; the path then names its descriptor under
+	// /proc/self/fd and is good only in this process, until Cleanup.
 	GCTracePath string
 	// GoVersion is the Go version that built the program, "" when it is
 	// not a Go binary.
@@ -103,19 +134,55 @@ type Result struct {
 	// there is a bundle.
 	Meta *bundle.Meta
 
-	tempTrace bool
+	// temp is the temporary gctrace file, open so that it lives on after
+	// its name is removed; nil with a bundle.
+	temp *tempFile
 }
 
 // Cleanup removes the temporary gctrace file made when Spec.Out is nil; the
 // caller calls it once done parsing GCTracePath. Evidence in a bundle is
 // left alone.
 func (r *Result) Cleanup() error {
-	if !r.tempTrace {
+	t := r.temp
+	if t == nil {
 		return nil
 	}
-	r.tempTrace = false
-	if err := os.Remove(r.GCTracePath); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	r.temp = nil
+	return t.remove()
+}
+
+// validate checks the durations in s, which may come from a command line.
+func (s *Spec) validate() error {
+	switch {
+	case s.SampleEvery < 0:
+		return fmt.Errorf("run %s: negative RSS sampling interval %v", s.Path, s.SampleEvery)
+	case s.SampleEvery > 0 && s.SampleEvery < MinSampleEvery:
+		return fmt.Errorf("run %s: RSS sampling interval %v is shorter than the minimum of %v", s.Path, s.SampleEvery, MinSampleEvery)
+	case s.Grace < 0:
+		return fmt.Errorf("run %s: negative grace period %v", s.Path, s.Grace)
+	case s.Grace > MaxGrace:
+		return fmt.Errorf("run %s: grace period %v is longer than the maximum of %v", s.Path, s.Grace, MaxGrace)
 	}
 	return nil
+}
+
+// tempFile is a temporary file that Result.Cleanup removes.
+type tempFile struct {
+	f *os.File
+	// name is the file's name, "" when it was removed from its directory
+	// at once and lives only as long as f is open.
+	name string
+	// path opens the file: its name, or its descriptor under /proc.
+	path string
+}
+
+// remove closes the file and removes its name if it still has one.
+func (t *tempFile) remove() error {
+	err := t.f.Close()
+	if t.name != "" {
+		if rerr := os.Remove(t.name); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
 }

@@ -1,7 +1,7 @@
 // Command alloc is a small Go program for exercising package collect: it
 // allocates garbage so that the collector runs, writes to both output
-// streams, and can wait for signals, ignore SIGTERM, sleep, kill itself or
-// exit with a chosen code.
+// streams, and can wait for signals, ignore SIGTERM, SIGINT or SIGHUP, sleep, kill
+// itself or exit with a chosen code.
 package main
 
 import (
@@ -22,6 +22,8 @@ func main() {
 	exit := flag.Int("exit", 0, "exit code")
 	wait := flag.Bool("wait", false, "print ready, then wait for SIGINT, SIGTERM or SIGHUP and exit")
 	ignoreTerm := flag.Bool("ignore-term", false, "print ready, then ignore SIGTERM and sleep forever")
+	ignoreStop := flag.Bool("ignore-stop", false, "print ready, then ignore SIGINT, SIGTERM and SIGHUP and sleep forever")
+	lines := flag.Int("lines", 0, "print this many lines on stdout before allocating")
 	sleep := flag.Bool("sleep", false, "print ready, then sleep forever with default signal handling")
 	killSelf := flag.Bool("kill-self", false, "kill itself with SIGKILL")
 	readStdin := flag.Bool("stdin", false, "read standard input to the end and report its size")
@@ -31,6 +33,10 @@ func main() {
 	fmt.Fprintln(os.Stderr, "alloc: hello on stderr")
 	fmt.Printf("alloc: GODEBUG=%s\n", os.Getenv("GODEBUG"))
 	fmt.Printf("alloc: pid=%d pgid=%d\n", os.Getpid(), syscall.Getpgrp())
+
+	for i := range *lines {
+		fmt.Printf("alloc: line %d\n", i)
+	}
 
 	if *readStdin {
 		n, err := io.Copy(io.Discard, os.Stdin)
@@ -64,6 +70,10 @@ func main() {
 		sleepForever()
 	case *ignoreTerm:
 		signal.Ignore(syscall.SIGTERM)
+		fmt.Println("alloc: ready")
+		sleepForever()
+	case *ignoreStop:
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		fmt.Println("alloc: ready")
 		sleepForever()
 	case *wait:
