@@ -9,10 +9,11 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
+	"github.com/gcdoctor/gcdoctor/report"
 )
 
 func newBenchCmd(e *env) *cobra.Command {
-	var cf compareFlags
+	var cf reportFlags
 	var gogcs, limits []string
 	var count int
 	var bench, benchtime, dir string
@@ -67,11 +68,11 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 	cmd.Flags().StringVar(&bench, "bench", ".", "run only the benchmarks matching this regular expression (go test -bench)")
 	cmd.Flags().StringVar(&benchtime, "benchtime", "", "go test -benchtime: a duration, or Nx for a fixed iteration count")
 	cmd.Flags().StringVar(&dir, "dir", "", "working directory of a prebuilt test binary")
-	cf.register(cmd)
+	cf.registerCompare(cmd)
 	return cmd
 }
 
-func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *compareFlags) error {
+func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *reportFlags) error {
 	ctx, stop := interruptible()
 	defer stop()
 	pr := newRunProgress(e.stderr, "bench")
@@ -85,5 +86,5 @@ func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *compareFl
 		return fmt.Errorf("%s: %v", spec.Target(), err)
 	}
 	runs.Command = command
-	return e.emitTable(cmd, runs.Table(), cf)
+	return emitDoc(e, cmd, report.CompareFormats, runs.Table(), cf, "")
 }

@@ -10,36 +10,14 @@ import (
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
-// compareFlags are the output flags of the comparing commands (diff,
-// sweep, bench). They have no --fail-on: a comparison has no findings.
-type compareFlags struct {
-	json  bool
-	color string
-	width int
-}
-
-func (f *compareFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the comparison as JSON (schema: docs/json.md)")
-	cmd.Flags().StringVar(&f.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
-	cmd.Flags().IntVar(&f.width, "width", 80, "fit the text report in this many columns")
-}
-
-func (f *compareFlags) validate() error {
-	rf := reportFlags{color: f.color, width: f.width}
-	return rf.validate()
-}
-
-// emitTable renders a comparison table as text or JSON.
-func (e *env) emitTable(cmd *cobra.Command, t *compare.Table, f *compareFlags) error {
-	out := cmd.OutOrStdout()
-	if f.json {
-		return report.CompareJSON(out, t, version())
-	}
-	return report.CompareText(out, t, report.TextOptions{Color: e.useColor(f.color, out), Width: f.width})
+// registerCompare adds the output flags of a comparison (diff, sweep,
+// bench): no --fail-on, since a comparison has no findings.
+func (f *reportFlags) registerCompare(cmd *cobra.Command) {
+	registerFormats(f, cmd, report.CompareFormats, false)
 }
 
 func newDiffCmd(e *env) *cobra.Command {
-	var cf compareFlags
+	var cf reportFlags
 	cmd := &cobra.Command{
 		Use:   "diff BEFORE AFTER",
 		Short: "Compare benchmark results or GC figures before and after a change",
@@ -68,11 +46,11 @@ compare several runs per side to learn whether a change is real.`,
 			return e.runDiff(cmd, args[0], args[1], &cf)
 		},
 	}
-	cf.register(cmd)
+	cf.registerCompare(cmd)
 	return cmd
 }
 
-func (e *env) runDiff(cmd *cobra.Command, beforeSpec, afterSpec string, cf *compareFlags) error {
+func (e *env) runDiff(cmd *cobra.Command, beforeSpec, afterSpec string, cf *reportFlags) error {
 	before, err := compare.Load(beforeSpec)
 	if err != nil {
 		return err
@@ -86,7 +64,7 @@ func (e *env) runDiff(cmd *cobra.Command, beforeSpec, afterSpec string, cf *comp
 		return err
 	}
 	t.Title = fmt.Sprintf("%s vs %s", describeInputs(beforeSpec, before), describeInputs(afterSpec, after))
-	return e.emitTable(cmd, t, cf)
+	return emitDoc(e, cmd, report.CompareFormats, t, cf, "")
 }
 
 // describeInputs names one side of a diff briefly: the argument itself, or

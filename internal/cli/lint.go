@@ -3,23 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
 )
-
-// lintFormats are what lint's --format accepts: lint prints its own
-// document rather than a diagnosis, so markdown and HTML are not among
-// them.
-var lintFormats = []string{"text", "json", "sarif"}
 
 // maxSkippedNotes bounds the notes on fixes left out printed to standard
 // error; the JSON report lists them all.
@@ -27,10 +19,7 @@ const maxSkippedNotes = 20
 
 // lintFlags are lint's flags.
 type lintFlags struct {
-	rf         reportFlags // color, fail-on, width; format and output below
-	json       bool
-	format     string
-	output     string
+	rf         reportFlags
 	sarifAlias string // --sarif FILE, the older spelling of --format sarif -o FILE
 	fix, tests bool
 	dir        string
@@ -70,43 +59,28 @@ The same checks run under go vet: go vet -vettool=$(command -v gcdoctor-vet).`,
 	fl.BoolVar(&f.tests, "tests", false, "also load test packages")
 	fl.StringVar(&f.dir, "dir", ".", "module directory to run in")
 	fl.StringSliceVar(&f.tags, "tags", nil, "build tags")
-	fl.BoolVar(&f.json, "json", false, "print the result as JSON (schema: docs/json.md); short for --format json")
-	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif (SARIF 2.1.0, for GitHub code scanning)")
-	fl.StringVarP(&f.output, "output", "o", "", "write the result to `FILE` instead of standard output")
+	registerFormats(&f.rf, cmd, report.LintFormats, false)
+	fl.StringVar(&f.rf.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe (info or warning), and\nwith 0 when findings are all below it")
 	fl.StringVar(&f.sarifAlias, "sarif", "", "also write SARIF 2.1.0 to `FILE` (deprecated: use --format sarif -o FILE)")
 	if err := fl.MarkHidden("sarif"); err != nil {
 		panic(err) // the flag is registered just above
 	}
-	fl.StringVar(&f.rf.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
-	fl.StringVar(&f.rf.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe (info or warning), and\nwith 0 when findings are all below it")
-	fl.IntVar(&f.rf.width, "width", 80, "wrap the text report at this many columns")
 	return cmd
 }
 
-// validate checks lint's flags and settles --json and --format into one
-// format.
-func (f *lintFlags) validate(cmd *cobra.Command) error {
+// validate checks lint's flags.
+func (f *lintFlags) validate() error {
 	if err := f.rf.validate(); err != nil {
 		return err
 	}
-	f.format = strings.ToLower(f.format)
-	if !slices.Contains(lintFormats, f.format) {
-		return &usageError{fmt.Errorf("--format must be text, json or sarif, not %q", f.format)}
-	}
-	if f.json {
-		if cmd.Flags().Changed("format") && f.format != "json" {
-			return &usageError{errors.New("--json is --format json: give one of them")}
-		}
-		f.format = "json"
-	}
-	if f.output != "" && f.output == f.sarifAlias {
-		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.output)}
+	if f.rf.output != "" && f.rf.output == f.sarifAlias {
+		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.rf.output)}
 	}
 	return nil
 }
 
 func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
-	if err := f.validate(cmd); err != nil {
+	if err := f.validate(); err != nil {
 		return err
 	}
 	if f.sarifAlias != "" {
@@ -125,26 +99,13 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 	}
 	// A failed fix leaves its file unchanged; the findings are still
 	// worth printing before the error.
-	render := func(w io.Writer, format string) error {
-		switch format {
-		case "json":
-			return report.LintJSON(w, res, version())
-		case "sarif":
-			return lint.WriteSARIF(w, res)
-		}
-		return report.LintText(w, res, absDir(f.dir), report.TextOptions{Color: e.useColor(f.rf.color, w), Width: f.rf.width})
-	}
-	if f.output == "" {
-		if err := render(cmd.OutOrStdout(), f.format); err != nil {
-			return err
-		}
-	} else if err := writeLintFile(f.output, f.format, render); err != nil {
+	dir := absDir(f.dir)
+	if err := emitDoc(e, cmd, report.LintFormats, res, &f.rf, dir); err != nil {
 		return err
-	} else {
-		fmt.Fprintf(e.stderr, "gcdoctor: %s result written to %s\n", f.format, f.output)
 	}
 	if f.sarifAlias != "" {
-		if err := writeLintFile(f.sarifAlias, "sarif", render); err != nil {
+		sarif := reportFlags{format: "sarif", output: f.sarifAlias, color: "never", width: 80}
+		if err := emitDoc(e, cmd, report.LintFormats, res, &sarif, dir); err != nil {
 			return err
 		}
 	}
@@ -153,16 +114,6 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 	}
 	e.printSkipped(res.Skipped, absDir(f.dir))
 	return lintExit(res, fixErr, f.rf.failOn)
-}
-
-// writeLintFile writes the result in format to path without ever leaving
-// a half-written file (see atomicfile).
-func writeLintFile(path, format string, render func(io.Writer, string) error) error {
-	err := atomicfile.Write(path, 0o644, func(w io.Writer) error { return render(w, format) })
-	if err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	return nil
 }
 
 // printSkipped says, one line per file and reason, which fixes --fix left

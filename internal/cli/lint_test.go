@@ -114,7 +114,7 @@ func TestLintFormats(t *testing.T) {
 	}
 	stdout, stderr := lint("--format", "sarif", "-o", out, "./app")
 	data, err := os.ReadFile(out)
-	if err != nil || stdout != "" || !strings.Contains(stderr, "sarif result written to "+out) ||
+	if err != nil || stdout != "" || !strings.Contains(stderr, "sarif written to "+out) ||
 		!strings.Contains(string(data), `"version": "2.1.0"`) || !strings.Contains(string(data), `"ruleId": "appendprealloc"`) {
 		t.Errorf("-o: stdout %q, stderr %q, file %.200s (%v)", stdout, stderr, data, err)
 	}

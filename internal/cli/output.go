@@ -16,7 +16,9 @@ import (
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
-// reportFlags are the output flags every diagnosing command shares.
+// reportFlags are the output flags every command that prints a document
+// shares: which format, where to, colour, width and, for the diagnosing
+// commands, --fail-on.
 type reportFlags struct {
 	json   bool // --json, or --format json once validated
 	format string
@@ -31,43 +33,41 @@ type reportFlags struct {
 	// answers (see report.Options).
 	sections     []string
 	hideFindings bool
-	// cmd is the command the flags belong to, nil for commands that
-	// validate flag values without registering them (diff, demo).
-	cmd *cobra.Command
+	// formats are what --format accepts, pages those that write a page to
+	// save rather than read (see report.Format); cmd the command the flags
+	// belong to, nil for commands that check values without registering
+	// the flags (demo).
+	formats, pages []string
+	cmd            *cobra.Command
 }
 
-// ownReport reports whether a command renders a document of its own rather
-// than a diagnosis through emit: it can print text or JSON only, to
-// standard output.
-func ownReport(cmd *cobra.Command) bool {
-	return cmd.Name() == "lint"
-}
-
-// formatNames lists what --format accepts for a command.
-func formatNames(cmd *cobra.Command) []string {
-	if cmd != nil && ownReport(cmd) {
-		return []string{"text", "json"}
-	}
-	var names []string
-	for _, f := range report.Formats() {
-		names = append(names, f.Name)
-	}
-	return names
-}
-
-func (f *reportFlags) register(cmd *cobra.Command) {
+// registerFormats adds the output flags for a document that comes in
+// formats; --fail-on only for the documents that have findings.
+func registerFormats[T any](f *reportFlags, cmd *cobra.Command, formats []report.Format[T], failOn bool) {
 	f.cmd = cmd
-	if ownReport(cmd) {
-		cmd.Flags().BoolVar(&f.json, "json", false, "print the result as JSON (schema: docs/json.md); short for --format json")
-		cmd.Flags().StringVar(&f.format, "format", "text", "output format: text or json")
-	} else {
-		cmd.Flags().BoolVar(&f.json, "json", false, "print the diagnosis as JSON (schema: docs/json.md); short for --format json")
-		cmd.Flags().StringVar(&f.format, "format", "text", "report format: text, json, markdown (for an issue), html (one offline page with charts)\nor sarif (GitHub code scanning); see docs/reports.md")
-		cmd.Flags().StringVarP(&f.output, "output", "o", "", "write the report to `FILE` instead of standard output; --format html needs it\nwhen standard output is a terminal")
+	f.formats = report.Names(formats)
+	for _, x := range formats {
+		if x.Page {
+			f.pages = append(f.pages, x.Name)
+		}
 	}
+	var help []string
+	for _, x := range formats {
+		help = append(help, x.Name+" ("+x.Doc+")")
+	}
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (schema: docs/json.md); short for --format json")
+	cmd.Flags().StringVar(&f.format, "format", "text", "output format: "+strings.Join(help, ", "))
+	cmd.Flags().StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of standard output (atomically, keeping its mode)")
 	cmd.Flags().StringVar(&f.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
-	cmd.Flags().StringVar(&f.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe: info, warning or critical")
 	cmd.Flags().IntVar(&f.width, "width", 80, "wrap the text report at this many columns")
+	if failOn {
+		cmd.Flags().StringVar(&f.failOn, "fail-on", "", "exit with status 3 when a finding is at least this severe: info, warning or critical")
+	}
+}
+
+// register adds the output flags of a diagnosis.
+func (f *reportFlags) register(cmd *cobra.Command) {
+	registerFormats(f, cmd, report.DiagnosisFormats, true)
 }
 
 // registerCycles adds --cycles, for the commands that read gctrace.
@@ -86,8 +86,8 @@ func (f *reportFlags) validate() error {
 			return &usageError{fmt.Errorf("--fail-on: %v", err)}
 		}
 	}
-	if f.width < 40 {
-		return &usageError{fmt.Errorf("--width must be at least 40")}
+	if f.width < 40 || f.width > 1000 {
+		return &usageError{fmt.Errorf("--width must be between 40 and 1000")}
 	}
 	return f.validateFormat()
 }
@@ -99,10 +99,12 @@ func (f *reportFlags) validateFormat() error {
 		f.format = "text"
 	}
 	f.format = strings.ToLower(f.format)
-	formats := formatNames(f.cmd)
-	if !slices.Contains(formats, f.format) {
-		n := len(formats)
-		return &usageError{fmt.Errorf("--format must be %s or %s, not %q", strings.Join(formats[:n-1], ", "), formats[n-1], f.format)}
+	if f.formats == nil {
+		f.formats = report.Names(report.DiagnosisFormats)
+	}
+	if !slices.Contains(f.formats, f.format) {
+		n := len(f.formats)
+		return &usageError{fmt.Errorf("--format must be %s or %s, not %q", strings.Join(f.formats[:n-1], ", "), f.formats[n-1], f.format)}
 	}
 	if f.json {
 		if f.cmd != nil && f.cmd.Flags().Changed("format") && f.format != "json" {
@@ -114,10 +116,10 @@ func (f *reportFlags) validateFormat() error {
 	if f.cmd == nil {
 		return nil
 	}
-	if rf, _ := report.Lookup(f.format); rf.Page && f.output == "" && isTerminal(f.cmd.OutOrStdout()) {
+	if slices.Contains(f.pages, f.format) && f.output == "" && isTerminal(f.cmd.OutOrStdout()) {
 		// A page of HTML on a terminal helps nobody, and writing a file
 		// nobody named could overwrite one.
-		return &usageError{errors.New("--format html writes a web page: give -o FILE.html, or redirect standard output")}
+		return &usageError{fmt.Errorf("--format %s writes a web page: give -o FILE.%s, or redirect standard output", f.format, f.format)}
 	}
 	if f.format == "html" {
 		// The charts are drawn from every cycle, which gctrace keeps only
@@ -154,34 +156,31 @@ func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) er
 			s.Cycles = nil
 		}
 	}
-	if f.output == "" {
-		if err := e.render(cmd.OutOrStdout(), d, f); err != nil {
-			return err
-		}
-	} else if err := e.renderFile(d, f); err != nil {
+	if err := emitDoc(e, cmd, report.DiagnosisFormats, d, f, ""); err != nil {
 		return err
 	}
 	return e.failOn(d, f)
 }
 
-func (e *env) render(w io.Writer, d *diagnose.Diagnosis, f *reportFlags) error {
-	rf, ok := report.Lookup(f.format)
+// emitDoc writes doc in the format the flags chose, to standard output or
+// to -o FILE. A file is written atomically and keeps its mode; a device or
+// FIFO is written through (see atomicfile).
+func emitDoc[T any](e *env, cmd *cobra.Command, formats []report.Format[T], doc T, f *reportFlags, dir string) error {
+	rf, ok := report.Find(formats, f.format)
 	if !ok {
-		return fmt.Errorf("no report format %q", f.format)
+		return fmt.Errorf("no format %q", f.format)
 	}
-	return rf.Render(w, d, report.Options{ToolVersion: version(), Color: e.useColor(f.color, w), Width: f.width,
-		Sections: f.sections, HideFindings: f.hideFindings})
-}
-
-// renderFile writes the report to -o FILE without ever leaving a
-// half-written one: a regular file is replaced atomically and keeps its
-// mode, a device or FIFO is written through (see atomicfile).
-func (e *env) renderFile(d *diagnose.Diagnosis, f *reportFlags) error {
-	err := atomicfile.Write(f.output, 0o644, func(w io.Writer) error { return e.render(w, d, f) })
-	if err != nil {
+	render := func(w io.Writer) error {
+		return rf.Render(w, doc, report.Options{ToolVersion: version(), Color: e.useColor(f.color, w), Width: f.width,
+			Sections: f.sections, HideFindings: f.hideFindings, Dir: dir})
+	}
+	if f.output == "" {
+		return render(cmd.OutOrStdout())
+	}
+	if err := atomicfile.Write(f.output, 0o644, render); err != nil {
 		return fmt.Errorf("-o %s: %w", f.output, err)
 	}
-	fmt.Fprintf(e.stderr, "gcdoctor: %s report written to %s\n", f.format, f.output)
+	fmt.Fprintf(e.stderr, "gcdoctor: %s written to %s\n", f.format, f.output)
 	return nil
 }
 

@@ -15,10 +15,11 @@ import (
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
 	"github.com/gcdoctor/gcdoctor/pacer"
+	"github.com/gcdoctor/gcdoctor/report"
 )
 
 func newSweepCmd(e *env) *cobra.Command {
-	var cf compareFlags
+	var cf reportFlags
 	var gogcs, limits []string
 	var count int
 	cmd := &cobra.Command{
@@ -60,7 +61,7 @@ work in every run.`,
 	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "200"}, "GOGC values to compare, the first the baseline (numbers or off)")
 	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
 	cmd.Flags().IntVar(&count, "count", collect.DefaultSweepCount, "runs per setting")
-	cf.register(cmd)
+	cf.registerCompare(cmd)
 	return cmd
 }
 
@@ -131,7 +132,7 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *compareFlags) error {
+func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *reportFlags) error {
 	ctx, stop := interruptible()
 	defer stop()
 	pr := newRunProgress(e.stderr, "sweep")
@@ -149,7 +150,7 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v (this setting was not run again)\n", strings.Join(args, " "), f)
 	}
-	if err := e.emitTable(cmd, runs.Table(), cf); err != nil {
+	if err := emitDoc(e, cmd, report.CompareFormats, runs.Table(), cf, ""); err != nil {
 		return err
 	}
 	if len(failures) > 0 {

@@ -60,7 +60,8 @@ func (e *env) loadTrace(cmd *cobra.Command, path string) (*evidence.Set, *exectr
 func newWorkersCmd(e *env) *cobra.Command {
 	var group string
 	var util float64
-	var chanWork, asJSON bool
+	var chanWork bool
+	var rf reportFlags
 	cmd := &cobra.Command{
 		Use:   "workers TRACE",
 		Short: "Recommend a worker count for a goroutine group from its measured time split",
@@ -75,6 +76,9 @@ Without --group, the busiest group of the program's goroutines is sized.`,
   gcdoctor workers --group main.worker --utilization 0.8 trace.out`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := rf.validate(); err != nil {
+				return err
+			}
 			if !(util > 0 && util <= 1) {
 				return &usageError{fmt.Errorf("--utilization must be more than 0 and at most 1, not %v", util)}
 			}
@@ -100,16 +104,12 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 			}
 			wr := &report.Workers{Trace: args[0], Group: g, Partial: res.Partial,
 				Recommendation: workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				return e.failed(set, report.WorkersJSON(out, wr, version()))
-			}
-			return e.failed(set, report.WorkersText(out, wr, report.TextOptions{Color: e.useColor("auto", out), Width: 80}))
+			return e.failed(set, emitDoc(e, cmd, report.WorkersFormats, wr, &rf, ""))
 		},
 	}
 	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")
 	cmd.Flags().Float64Var(&util, "utilization", 1, "target share of the CPUs the pool may keep busy, in (0, 1]")
 	cmd.Flags().BoolVar(&chanWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the recommendation as JSON")
+	registerFormats(&rf, cmd, report.WorkersFormats, false)
 	return cmd
 }
