@@ -96,7 +96,8 @@ func TestRefuseEarly(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"go 1.23 trace\x00\x00\x00\x01\x02", "t: data is a Go execution trace, not a heap profile: read it with gcdoctor trace"},
 		{"\xff\xff\xff\xff", "t: data is not a pprof profile (it starts with ff ff ff ff)"},
-		{"gc 1 @0.1s 1%: 0.1+1+0.1 ms clock\n", "t: not a readable profile"},
+		{"gc 1 @0.1s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu\n", "t: not a readable profile: it is a gctrace log; read it with gcdoctor gctrace"},
+		{"hello, world\n", "t: not a readable profile: parsing profile: unrecognized profile format"},
 	} {
 		_, err := Read(strings.NewReader(tt.in), "t")
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {

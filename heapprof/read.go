@@ -259,6 +259,9 @@ func parse(data []byte, name string) (*Profile, error) {
 	}
 	pp, err := parseProfile(data)
 	if err != nil {
+		if head := data[:min(len(data), 4<<10)]; bytes.Contains(head, []byte(" ms clock, ")) {
+			return nil, fmt.Errorf("%s: not a readable profile: it is a gctrace log; read it with gcdoctor gctrace", name)
+		}
 		return nil, fmt.Errorf("%s: not a readable profile: %v", name, err)
 	}
 	p := &Profile{
