@@ -48,7 +48,7 @@ func decode(r io.Reader, limit int64) (text io.Reader, enc string, err error) {
 		br = bufio.NewReaderSize(cr, sniffLen)
 		head, _ = br.Peek(sniffLen)
 		if err := sniffText(head); err != nil {
-			return nil, EncodingGzip, fmt.Errorf("gzip-compressed %v", err)
+			return nil, EncodingGzip, fmt.Errorf("%v, once gzip-decompressed", err)
 		}
 		return br, EncodingGzip, nil
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
@@ -65,17 +65,17 @@ func decode(r io.Reader, limit int64) (text io.Reader, enc string, err error) {
 // sniffText returns an error saying what head is when it is not the start
 // of a text log.
 func sniffText(head []byte) error {
-	i := bytes.IndexByte(head, 0)
-	if i < 0 {
+	if bytes.IndexByte(head, 0) < 0 {
 		return nil
 	}
 	switch {
 	case bytes.HasPrefix(head, []byte("go 1.")) && bytes.Contains(head[:min(len(head), 16)], []byte(" trace")):
-		return errors.New("data is a Go execution trace, not a gctrace log: read it with gcdoctor trace")
+		return errors.New("not a text log: a Go execution trace (read it with gcdoctor trace)")
 	case looksUTF16(head):
-		return errors.New("data is UTF-16 text without a byte order mark: convert it first (iconv -f UTF-16LE -t UTF-8)")
+		return errors.New("not a text log: UTF-16 without a byte order mark (convert it first: iconv -f UTF-16LE -t UTF-8)")
 	}
-	return fmt.Errorf("data is not a text log (a NUL byte at offset %d)", i)
+	// The wording of earlier releases, which scripts may match.
+	return errors.New("not a text log (binary data in the first lines)")
 }
 
 // looksUTF16 reports whether head reads as ASCII text in UTF-16, little

@@ -197,8 +197,8 @@ func TestEndlessInputs(t *testing.T) {
 		want   string
 		budget int64
 	}{
-		{"nul", "", 0, "zero.log: data is not a text log (a NUL byte at offset 0)", sniffLen},
-		{"nul-after-cycle", cycle, 0, "zero.log: data is not a text log (a NUL byte at offset 86)", sniffLen},
+		{"nul", "", 0, "zero.log: not a text log (binary data in the first lines)", sniffLen},
+		{"nul-after-cycle", cycle, 0, "zero.log: not a text log (binary data in the first lines)", sniffLen},
 		{"text", "", 'x', "zero.log:1: no line end within 64 MiB", maxSkip + 2*maxLine},
 		{"text-after-cycle", cycle, 'x', "zero.log:2: no line end within 64 MiB", maxSkip + 2*maxLine},
 	}
@@ -258,9 +258,9 @@ func TestBinaryRefusedEarly(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"trace", trace, "t.log: data is a Go execution trace, not a gctrace log: read it with gcdoctor trace"},
-		{"utf16-no-bom", utf16Bytes("gc 1 @0.1s 1%: 0.1+1+0.1 ms clock\n", false)[2:], "t.log: data is UTF-16 text without a byte order mark"},
-		{"gzip-binary", gzipped(t, []byte{0x0a, 0x02, 0x00, 0x01}), "t.log: gzip-compressed data is not a text log"},
+		{"trace", trace, "t.log: not a text log: a Go execution trace (read it with gcdoctor trace)"},
+		{"utf16-no-bom", utf16Bytes("gc 1 @0.1s 1%: 0.1+1+0.1 ms clock\n", false)[2:], "t.log: not a text log: UTF-16 without a byte order mark"},
+		{"gzip-binary", gzipped(t, []byte{0x0a, 0x02, 0x00, 0x01}), "t.log: not a text log (binary data in the first lines), once gzip-decompressed"},
 		{"gzip-damaged-header", []byte{0x1f, 0x8b, 0x00, 0x00, 0x00}, "t.log: gzip-compressed, but the gzip header is damaged"},
 	}
 	for _, tt := range tests {
