@@ -47,19 +47,33 @@ func decode(r io.Reader, limit int64) (text io.Reader, enc string, err error) {
 		cr := &capReader{r: gz, left: limit}
 		br = bufio.NewReaderSize(cr, sniffLen)
 		head, _ = br.Peek(sniffLen)
+		if r, enc := utf16Text(br, head); r != nil {
+			return r, EncodingGzip + "+" + enc, nil
+		}
 		if err := sniffText(head); err != nil {
 			return nil, EncodingGzip, fmt.Errorf("%v, once gzip-decompressed", err)
 		}
 		return br, EncodingGzip, nil
-	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
-		return transform.NewReader(br, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), EncodingUTF16LE, nil
-	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
-		return transform.NewReader(br, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), EncodingUTF16BE, nil
+	}
+	if r, enc := utf16Text(br, head); r != nil {
+		return r, enc, nil
 	}
 	if err := sniffText(head); err != nil {
 		return nil, "", err
 	}
 	return br, "", nil
+}
+
+// utf16Text returns a reader of r as UTF-8 when head starts with a UTF-16
+// byte order mark, and the encoding's name; nil otherwise.
+func utf16Text(r io.Reader, head []byte) (io.Reader, string) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		return transform.NewReader(r, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder()), EncodingUTF16LE
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return transform.NewReader(r, unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder()), EncodingUTF16BE
+	}
+	return nil, ""
 }
 
 // sniffText returns an error saying what head is when it is not the start

@@ -83,6 +83,7 @@ func TestEncodingsAndLineEnds(t *testing.T) {
 		{"gzip-multistream", append(gzipped(t, base[:len(base)/2]), gzipped(t, base[len(base)/2:])...), EncodingGzip},
 		{"utf16le", utf16Bytes(string(crlf), false), EncodingUTF16LE},
 		{"utf16be", utf16Bytes(string(base), true), EncodingUTF16BE},
+		{"gzip-utf16le", gzipped(t, utf16Bytes(string(crlf), false)), EncodingGzip + "+" + EncodingUTF16LE},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

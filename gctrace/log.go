@@ -52,7 +52,8 @@ type InputStats struct {
 	Lines int
 	Bytes int64 // bytes of text read, after decompression
 	// Encoding names what was undone to read the input as text: "" for
-	// plain text (UTF-8 or ASCII), else EncodingGzip or a UTF-16 encoding.
+	// plain text (UTF-8 or ASCII), else EncodingGzip, a UTF-16 encoding,
+	// or both joined by "+", as in "gzip+utf-16le".
 	Encoding string
 	Kinds    [KindError + 1]int // lines per Kind
 	Errors   []*SyntaxError     // first errors, at most maxErrors
@@ -226,9 +227,9 @@ func readError(name string, st *InputStats, limit int64, err error) error {
 		return err
 	case errors.Is(err, errTooLarge):
 		return fmt.Errorf("%s: decompressed log exceeds %d MiB; stopped after line %d (a gzip bomb?)", name, limit>>20, st.Lines)
-	case st.Encoding == EncodingGzip && errors.Is(err, io.ErrUnexpectedEOF):
+	case strings.HasPrefix(st.Encoding, EncodingGzip) && errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Errorf("%s: gzip data ends early (the file was cut short); read %d lines: %w", name, st.Lines, err)
-	case st.Encoding == EncodingGzip:
+	case strings.HasPrefix(st.Encoding, EncodingGzip):
 		return fmt.Errorf("%s: corrupt gzip data after line %d: %w", name, st.Lines, err)
 	}
 	return fmt.Errorf("%s:%d: %w", name, st.Lines+1, err)
