@@ -147,7 +147,8 @@ func (p *Parser) Add(r io.Reader, name string) error {
 }
 
 // AddWithProgress is Add with a callback that receives the number of bytes
-// read so far, every 8 MiB or so, for progress displays.
+// read so far from r (compressed bytes for a gzip input, so that they
+// compare with the file's size), every 8 MiB or so, for progress displays.
 func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRead int64)) error {
 	l := &p.log
 	l.Inputs = append(l.Inputs, InputStats{Name: name})
