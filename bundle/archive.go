@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,22 +31,33 @@ const maxArchiveEntries = 10000
 
 // openArchive unpacks a gzip-compressed tar archive into a new temporary
 // directory. Every entry is checked before anything is written for it.
-func openArchive(p string) (b *Bundle, err error) {
+// The directory is removed on every error, cancellation included.
+func openArchive(ctx context.Context, p string) (b *Bundle, err error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
+	// A read blocked on a pipe or a slow disk does not see ctx; closing
+	// the file ends it.
+	stop := context.AfterFunc(ctx, func() { f.Close() })
+	defer stop()
 	tmp, err := os.MkdirTemp("", "gcdoctor-bundle-*")
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			if rerr := os.RemoveAll(tmp); rerr != nil {
+				err = fmt.Errorf("%w (and %s is left behind: %v)", err, tmp, rerr)
+			}
 		}
 	}()
-	names, err := unpack(f, tmp)
+	names, err := unpack(ctx, f, tmp)
+	if cerr := ctx.Err(); cerr != nil {
+		// Whatever the read failed with, it was because of ctx.
+		return nil, fmt.Errorf("unpacking stopped: %w", cerr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,8 +78,8 @@ func openArchive(p string) (b *Bundle, err error) {
 }
 
 // unpack writes the regular files of the tar.gz stream r below dir and
-// returns their names.
-func unpack(r io.Reader, dir string) ([]string, error) {
+// returns their names. It checks ctx before each entry and each chunk.
+func unpack(ctx context.Context, r io.Reader, dir string) ([]string, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("read archive: %v", err)
@@ -83,6 +95,9 @@ func unpack(r io.Reader, dir string) ([]string, error) {
 	var names []string
 	var total int64
 	for n := 0; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		hdr, err := tr.Next()
 		if err == io.EOF {
 			return names, nil
@@ -109,8 +124,8 @@ func unpack(r io.Reader, dir string) ([]string, error) {
 			return nil, fmt.Errorf("entry %q: declared size %d bytes takes the archive beyond the %d-byte limit", hdr.Name, hdr.Size, archiveLimit)
 		}
 		total += hdr.Size
-		if err := extract(root, name, tr, hdr.Size); err != nil {
-			return nil, fmt.Errorf("entry %q: %v", hdr.Name, err)
+		if err := extract(ctx, root, name, tr, hdr.Size); err != nil {
+			return nil, fmt.Errorf("entry %q: %w", hdr.Name, err)
 		}
 		names = append(names, name)
 	}
@@ -159,10 +174,10 @@ func checkEntry(hdr *tar.Header) (string, error) {
 	return clean, nil
 }
 
-// extract writes size bytes from r to name below root. O_EXCL refuses a
-// second entry with the same name, which would otherwise silently replace
-// evidence already unpacked.
-func extract(root *os.Root, name string, r io.Reader, size int64) error {
+// extract writes size bytes from r to name below root, checking ctx
+// between chunks. O_EXCL refuses a second entry with the same name, which
+// would otherwise silently replace evidence already unpacked.
+func extract(ctx context.Context, root *os.Root, name string, r io.Reader, size int64) error {
 	if d := path.Dir(name); d != "." {
 		if err := root.MkdirAll(d, 0o755); errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
 			return errors.New("conflicts with an earlier entry")
@@ -177,7 +192,18 @@ func extract(root *os.Root, name string, r io.Reader, size int64) error {
 	if err != nil {
 		return unwrapPath(err)
 	}
-	_, err = io.CopyN(f, r, size)
+	buf := make([]byte, min(size, extractChunk))
+	for size > 0 && err == nil {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		var n int
+		n, err = io.ReadFull(r, buf[:min(int64(len(buf)), size)])
+		size -= int64(n)
+		if _, werr := f.Write(buf[:n]); err == nil {
+			err = werr
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -186,6 +212,10 @@ func extract(root *os.Root, name string, r io.Reader, size int64) error {
 	}
 	return unwrapPath(err)
 }
+
+// extractChunk is how much extract copies between two looks at its
+// context: a fraction of a second of disk writes.
+const extractChunk = 1 << 20
 
 // commonTop returns the single top-level directory all names lie below, if
 // there is one.

@@ -708,14 +708,34 @@ func FuzzOpenTarGz(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0x1f, 0x8b})
 	f.Add(sparseTarGz(f, 1<<30, true))
+	// The bundle in testdata, packed as WriteTarGz packs it.
+	seed := filepath.Join(f.TempDir(), "run.tgz")
+	if err := WriteTarGz("testdata/run", seed); err != nil {
+		f.Fatal(err)
+	}
+	if data, err := os.ReadFile(seed); err == nil {
+		f.Add(data)
+	}
 	archiveLimit = 64 << 20
 	f.Cleanup(func() { archiveLimit = MaxArchiveSize })
 	dir := f.TempDir()
+	// Unpacking goes to a directory of the test's own, which must be
+	// empty again after every input, whether Open failed or not.
+	tmp := f.TempDir()
+	f.Setenv("TMPDIR", tmp)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "in.tar.gz")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		defer func() {
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("TMPDIR holds %d entries after Open and Close", len(ents))
+				for _, e := range ents {
+					os.RemoveAll(filepath.Join(tmp, e.Name()))
+				}
+			}
+		}()
 		b, err := Open(p)
 		if err != nil {
 			return
@@ -734,6 +754,83 @@ func FuzzOpenTarGz(f *testing.F) {
 			}
 			io.Copy(io.Discard, rc)
 			rc.Close()
+		}
+	})
+}
+
+// FuzzDecodeMeta checks that meta.json, which people edit by hand, is
+// either read or refused with a positioned error, and that what is read
+// is written back the same, an unknown exit status included.
+func FuzzDecodeMeta(f *testing.F) {
+	data, err := os.ReadFile("testdata/run/meta.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"exit_code":null,"schema_version":1}`))
+	f.Add([]byte(`{"exit_code":137,"files":{"a":"b"}}`))
+	f.Add([]byte(`{"schema_version":2}`))
+	f.Add([]byte("{\n\"exit_code\": \"0\"\n}"))
+	f.Add([]byte(`[[[[[[[[[[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeMeta(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), MetaFile+":") {
+				t.Fatalf("error %q does not name %s", err, MetaFile)
+			}
+			return
+		}
+		out, err := encodeMeta(m)
+		if err != nil {
+			t.Fatalf("encode what was decoded: %v", err)
+		}
+		m2, err := decodeMeta(out)
+		if err != nil {
+			t.Fatalf("decode what was encoded: %v\n%s", err, out)
+		}
+		c1, k1 := m.Exit()
+		c2, k2 := m2.Exit()
+		if c1 != c2 || k1 != k2 || m.ExitString() != m2.ExitString() {
+			t.Fatalf("exit status %d/%v became %d/%v", c1, k1, c2, k2)
+		}
+	})
+}
+
+// FuzzDecodeRSS checks that rss.csv is read or refused with a positioned
+// error, and that what is read is written back the same.
+func FuzzDecodeRSS(f *testing.F) {
+	data, err := os.ReadFile("testdata/run/rss.csv")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte("rss_bytes,elapsed_ms,extra\r\n1,2,3\r\n"))
+	f.Add([]byte("elapsed_ms,rss_bytes\n1e300,1\n"))
+	f.Add([]byte("elapsed_ms,rss_bytes\nNaN,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		samples, err := decodeRSS(bytes.NewReader(data))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), RSSFile+":") {
+				t.Fatalf("error %q does not name %s", err, RSSFile)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := encodeRSS(&buf, samples); err != nil {
+			t.Fatal(err)
+		}
+		again, err := decodeRSS(&buf)
+		if err != nil {
+			t.Fatalf("decode what was encoded: %v", err)
+		}
+		if len(again) != len(samples) {
+			t.Fatalf("%d samples became %d", len(samples), len(again))
+		}
+		for i := range samples {
+			if samples[i].RSS != again[i].RSS || samples[i].RSS < 0 || samples[i].Elapsed < 0 {
+				t.Fatalf("sample %d: %+v became %+v", i, samples[i], again[i])
+			}
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -46,7 +47,10 @@ type Meta struct {
 	Command []string `json:"command,omitempty"`
 	// ExitCode is the program's exit status, or 128 plus the signal number
 	// when a signal killed it, following the shell convention. It is nil
-	// when unknown, which is different from a clean exit.
+	// when unknown: meta.json has no exit_code when no program was run
+	// (imported evidence, attach) or when gcdoctor itself was stopped
+	// before the program ended. Unknown is not a clean exit: read it with
+	// Exit or ExitString, never as *ExitCode defaulting to 0.
 	ExitCode *int `json:"exit_code,omitempty"`
 	// Start is when the program was started.
 	Start time.Time `json:"start"`
@@ -83,6 +87,29 @@ type Meta struct {
 	// Files maps the name of each evidence file in the bundle to a short
 	// description of what it holds.
 	Files map[string]string `json:"files"`
+}
+
+// Exit returns the program's exit status and whether it is known (see
+// ExitCode). An unknown status is 0, false: callers must look at known
+// before taking 0 for success.
+func (m *Meta) Exit() (code int, known bool) {
+	if m == nil || m.ExitCode == nil {
+		return 0, false
+	}
+	return *m.ExitCode, true
+}
+
+// ExitString returns the exit status for people: "0", "2", "137 (signal
+// 9)" for a program a signal killed, or "unknown".
+func (m *Meta) ExitString() string {
+	code, known := m.Exit()
+	switch {
+	case !known:
+		return "unknown"
+	case code > 128 && code < 128+65:
+		return fmt.Sprintf("%d (signal %d)", code, code-128)
+	}
+	return strconv.Itoa(code)
 }
 
 // decodeMeta parses a meta.json document. Syntax and type errors carry the

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,14 +31,25 @@ type Bundle struct {
 // since evidence gathered by hand is still worth analysing, but a malformed
 // one is an error rather than being silently ignored.
 func Open(path string) (*Bundle, error) {
-	b, err := open(path)
+	return OpenContext(context.Background(), path)
+}
+
+// OpenContext is Open that stops unpacking an archive when ctx is done,
+// as when the user presses Ctrl-C: the error then wraps ctx.Err(), and the
+// temporary directory is removed, as on every error. A bundle returned
+// still needs Close to remove its directory, also after ctx is done.
+func OpenContext(ctx context.Context, path string) (*Bundle, error) {
+	b, err := open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open bundle %s: %w", path, err)
 	}
 	return b, nil
 }
 
-func open(p string) (*Bundle, error) {
+func open(ctx context.Context, p string) (*Bundle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, unwrapPath(err)
@@ -47,7 +59,7 @@ func open(p string) (*Bundle, error) {
 	case fi.IsDir():
 		b, err = openDir(p)
 	case IsArchiveName(p):
-		b, err = openArchive(p)
+		b, err = openArchive(ctx, p)
 	default:
 		return nil, errors.New("not a directory or a .tar.gz or .tgz archive")
 	}

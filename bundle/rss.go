@@ -40,6 +40,10 @@ func encodeRSS(w io.Writer, samples []RSSSample) error {
 	return bw.Flush()
 }
 
+// maxRSSSamples bounds the samples decodeRSS returns: ten a second for
+// five days, 64 MB.
+const maxRSSSamples = 4 << 20
+
 // decodeRSS parses the rss.csv format. Columns are found by their header
 // name so that files with extra columns, from a newer writer or a
 // spreadsheet, remain readable.
@@ -80,13 +84,16 @@ func decodeRSS(r io.Reader) ([]RSSSample, error) {
 		if err != nil || rss < 0 {
 			return nil, fmt.Errorf("%s:%d: invalid rss_bytes %q", RSSFile, lineNo, fields[rssCol])
 		}
+		if len(samples) >= maxRSSSamples {
+			return nil, fmt.Errorf("%s:%d: more than %d samples", RSSFile, lineNo, maxRSSSamples)
+		}
 		samples = append(samples, RSSSample{
 			Elapsed: time.Duration(math.Round(ms * float64(time.Millisecond))),
 			RSS:     rss,
 		})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", RSSFile, err)
+		return nil, fmt.Errorf("%s:%d: %v", RSSFile, lineNo+1, err)
 	}
 	if elapsedCol < 0 {
 		return nil, fmt.Errorf("%s: empty file, want header %q", RSSFile, rssHeader)

@@ -24,9 +24,35 @@ type Options struct {
 	// HeapPoints bounds the heap series (default 512).
 	HeapPoints int
 	// MaxStops bounds the pauses listed in GC.Stops (default 100000, about
-	// 4 MB); statistics cover every pause.
+	// 4 MB; at most 10 million); statistics cover every pause.
 	MaxStops int
+	// MaxGroups bounds the goroutine groups (start functions) kept apart
+	// (default 10000); goroutines of further start functions are counted
+	// together in a group named OtherGroups.
+	MaxGroups int
+	// MaxGoroutines bounds the goroutines followed at once (default 1<<20,
+	// a few hundred MB); further ones are left out of the goroutine
+	// figures, and Result.Warnings says so.
+	MaxGoroutines int
+	// MaxUtilSteps bounds the changes of mutator utilization kept for the
+	// MMU curve (default 1<<22, 48 MB); the curve then covers the trace up
+	// to the last one kept, and Result.Warnings says so.
+	MaxUtilSteps int
 }
+
+// Upper bounds on the Options counts, whatever is asked.
+const (
+	maxStopsLimit   = 10_000_000
+	maxHeapPoints   = 1 << 20
+	maxMMUWindows   = 64
+	maxGroupsLimit  = 1 << 20
+	maxGoroutinesLm = 1 << 24
+	maxUtilStepsLm  = 1 << 26
+)
+
+// OtherGroups names the group that gathers the goroutines of start
+// functions beyond Options.MaxGroups.
+const OtherGroups = "(other start functions)"
 
 // DefaultMMUWindows are the MMU windows used when Options.MMUWindows is
 // empty: 1 ms to 1 s, three per decade.
@@ -117,12 +143,15 @@ func Analyze(r io.Reader, opts Options) (res *Result, err error) {
 	cr.done()
 	res = a.finish()
 	res.Bytes = cr.n
-	if readErr == nil && res.Events == 0 {
+	if readErr == nil && res.Events == a.syncs {
+		// Only the reader's own Sync events: no generation was read.
 		readErr = errors.New("no events after the header")
 	}
 	if readErr != nil {
+		terr := &TruncatedError{Offset: cr.n, Events: res.Events, Err: readErr}
 		res.Partial = true
-		return res, &TruncatedError{Offset: cr.n, Events: res.Events, Err: readErr}
+		res.PartialReason = terr.Error()
+		return res, terr
 	}
 	return res, nil
 }

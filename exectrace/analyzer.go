@@ -2,6 +2,7 @@ package exectrace
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -112,6 +113,7 @@ type analyzer struct {
 	opts   Options
 	format int
 	events int64
+	syncs  int64 // Sync events among them: the reader makes one even of nothing
 
 	started     bool
 	first, last trace.Time
@@ -156,6 +158,10 @@ type analyzer struct {
 	gcBusy         int // goroutines running GC work
 	util           utilSeries
 	utilStarted    bool
+
+	// What the bounds in Options left out.
+	unfollowed int64 // transitions of goroutines beyond MaxGoroutines
+	otherGroup bool  // start functions beyond MaxGroups were merged
 }
 
 func newAnalyzer(opts Options) *analyzer {
@@ -168,6 +174,23 @@ func newAnalyzer(opts Options) *analyzer {
 	if opts.MaxStops <= 0 {
 		opts.MaxStops = 100000
 	}
+	if opts.MaxGroups <= 0 {
+		opts.MaxGroups = 10000
+	}
+	if opts.MaxGoroutines <= 0 {
+		opts.MaxGoroutines = 1 << 20
+	}
+	if opts.MaxUtilSteps <= 0 {
+		opts.MaxUtilSteps = 1 << 22
+	}
+	opts.MaxStops = min(opts.MaxStops, maxStopsLimit)
+	opts.HeapPoints = min(opts.HeapPoints, maxHeapPoints)
+	opts.MaxGroups = min(opts.MaxGroups, maxGroupsLimit)
+	opts.MaxGoroutines = min(opts.MaxGoroutines, maxGoroutinesLm)
+	opts.MaxUtilSteps = min(opts.MaxUtilSteps, maxUtilStepsLm)
+	if len(opts.MMUWindows) > maxMMUWindows {
+		opts.MMUWindows = opts.MMUWindows[:maxMMUWindows]
+	}
 	return &analyzer{
 		opts:    opts,
 		gs:      make(map[trace.GoID]*goroutine),
@@ -175,6 +198,7 @@ func newAnalyzer(opts Options) *analyzer {
 		groups:  make(map[string]*groupAcc),
 		reasons: make(map[string]string),
 		heap:    heapSeries{max: opts.HeapPoints},
+		util:    utilSeries{max: opts.MaxUtilSteps},
 	}
 }
 
@@ -190,6 +214,7 @@ func (a *analyzer) event(ev *trace.Event) {
 	switch ev.Kind() {
 	case trace.EventSync:
 		a.syncTime = t
+		a.syncs++
 	case trace.EventStateTransition:
 		st := ev.StateTransition()
 		if st.Resource.Kind == trace.ResourceGoroutine {
@@ -219,6 +244,10 @@ func (a *analyzer) goTransition(st *trace.StateTransition, t trace.Time) {
 			return
 		}
 		if to == trace.GoNotExist {
+			return
+		}
+		if len(a.gs)+len(a.forever) >= a.opts.MaxGoroutines {
+			a.unfollowed++
 			return
 		}
 		g = &goroutine{state: from, first: t, since: t, created: from == trace.GoNotExist}
@@ -371,6 +400,15 @@ func (a *analyzer) name(g *goroutine, stk trace.Stack) {
 func (a *analyzer) group(name string) *groupAcc {
 	grp := a.groups[name]
 	if grp == nil {
+		if len(a.groups) >= a.opts.MaxGroups {
+			// One slot is kept for the group that gathers the rest.
+			if grp = a.groups[OtherGroups]; grp == nil {
+				grp = &groupAcc{name: OtherGroups}
+				a.groups[OtherGroups] = grp
+			}
+			a.otherGroup = true
+			return grp
+		}
 		grp = &groupAcc{name: strings.Clone(name)}
 		a.groups[grp.name] = grp
 	}
@@ -662,7 +700,21 @@ func (a *analyzer) finish() *Result {
 		cpu.FractionWithIdle = min((used+cpu.IdleMS)/capacity, 1)
 	}
 
-	res.MMU = a.util.curve(a.opts.MMUWindows, int64(end))
+	mmuEnd := int64(end)
+	if a.util.full {
+		mmuEnd = a.util.ts[len(a.util.ts)-1]
+	}
+	res.MMU = a.util.curve(a.opts.MMUWindows, mmuEnd)
+
+	if a.unfollowed > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d goroutines alive at once: %d state changes of the others were not followed, so goroutine and group figures leave them out", a.opts.MaxGoroutines, a.unfollowed))
+	}
+	if a.otherGroup {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d start functions: the goroutines of the others are counted together as %s", a.opts.MaxGroups, OtherGroups))
+	}
+	if a.util.full {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the MMU curve covers the first %.0f ms of the trace: it changed utilization more than %d times", float64(mmuEnd-int64(a.first))/1e6, a.opts.MaxUtilSteps))
+	}
 	return res
 }
 

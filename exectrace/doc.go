@@ -30,6 +30,15 @@
 // The reader itself holds one generation of the trace (about a second of
 // execution) at a time.
 //
+// Each of these has a bound in [Options], so that a hostile or enormous
+// trace cannot exhaust memory: the goroutines followed at once
+// (MaxGoroutines), the groups (MaxGroups, beyond which start functions
+// share the group [OtherGroups]), the utilization steps (MaxUtilSteps),
+// the pauses listed (MaxStops) and the heap points (HeapPoints).
+// [Result.Warnings] says which bound was reached and what it left out, and
+// a trace that ends early or breaks part-way gives a result with
+// [Result.Partial] and [Result.PartialReason] set.
+//
 // # Definitions
 //
 // Goroutine time is split as go tool trace's goroutine analysis splits it:

@@ -21,7 +21,8 @@ func FuzzAnalyze(f *testing.F) {
 	f.Add([]byte("go 1.21 trace\x00\x00\x00"))
 	f.Add([]byte("go 1.22 trace\x00\x00\x00"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		res, err := Analyze(bytes.NewReader(in), Options{})
+		// Low bounds, so that the paths that leave things out run too.
+		res, err := Analyze(bytes.NewReader(in), Options{MaxGroups: 3, MaxGoroutines: 8, MaxUtilSteps: 64, MaxStops: 4, HeapPoints: 8})
 		if res == nil {
 			if err == nil {
 				t.Fatal("no result and no error")
@@ -30,6 +31,9 @@ func FuzzAnalyze(f *testing.F) {
 		}
 		if (err != nil) != res.Partial {
 			t.Fatalf("error %v with Partial %v", err, res.Partial)
+		}
+		if res.Partial && res.PartialReason != err.Error() || !res.Partial && res.PartialReason != "" {
+			t.Fatalf("partial %v, reason %q, error %v", res.Partial, res.PartialReason, err)
 		}
 		if res.Duration < 0 {
 			t.Fatalf("duration %v", res.Duration)

@@ -13,6 +13,10 @@ import (
 type utilSeries struct {
 	ts []int64   // ns, trace clock
 	us []float32 // 0–1
+	// max bounds the steps kept (0: no bound); full is set once a step
+	// was refused, and the series then ends at its last step.
+	max  int
+	full bool
 }
 
 // add records that the utilization is u from time t on. A later value at
@@ -20,6 +24,9 @@ type utilSeries struct {
 // events at one instant lasts.
 func (s *utilSeries) add(t int64, u float32) {
 	n := len(s.ts)
+	if s.full {
+		return
+	}
 	if n > 0 {
 		if s.us[n-1] == u {
 			return
@@ -31,6 +38,10 @@ func (s *utilSeries) add(t int64, u float32) {
 			}
 			return
 		}
+	}
+	if s.full || (s.max > 0 && n >= s.max) {
+		s.full = true
+		return
 	}
 	s.ts = append(s.ts, t)
 	s.us = append(s.us, u)

@@ -15,8 +15,13 @@ type Result struct {
 	// "go1.23–go1.24"; the trace does not record the exact release.
 	GoVersion string
 	// Partial is set when the trace ended early or was corrupt: the figures
-	// cover the events read before the error that Analyze returned with them.
-	Partial bool
+	// cover the events read before the error that Analyze returned with
+	// them, and PartialReason is that error's message.
+	Partial       bool
+	PartialReason string
+	// Warnings are caveats on the figures, as sentences: what was left out
+	// to keep memory bounded (see Options).
+	Warnings []string
 	// Events is the number of events read; Bytes the bytes of input read.
 	Events int64
 	Bytes  int64

@@ -26,6 +26,15 @@
 // that looks like a cycle but does not parse becomes a [SyntaxError] with its
 // position, and reading goes on.
 //
+// Logs also arrive carelessly encoded: with a UTF-8 byte order mark, with
+// CRLF or classic Mac CR line ends, gzip-compressed, or as the UTF-16 that
+// Windows PowerShell's redirection writes. [Parser.Add] reads them all as
+// the same text, and refuses binary data (a NUL stream such as /dev/zero,
+// an execution trace) from its first bytes. A line longer than 64 KiB is a
+// positioned error and is skipped; an input whose line does not end within
+// 64 MiB stops with an error, keeping what came before, so that no input
+// makes a Reader spin or grow without bound.
+//
 // One stream often holds several processes: `go build` runs the compiler and
 // the linker many times, and every one of them prints its own cycles starting
 // again at gc 1, sometimes interleaved with the go command's own cycles.

@@ -18,13 +18,23 @@ type Options struct {
 	// exports), up to MaxCycles over the whole Log. Summaries always see
 	// every cycle whether or not they are kept.
 	KeepCycles bool
-	// MaxCycles bounds the cycles kept when KeepCycles is set (default
-	// 100000, about 25 MB).
+	// MaxCycles bounds the cycles kept when KeepCycles is set: 100000
+	// (about 25 MB) when zero, at most MaxCyclesLimit. The budget is
+	// shared by all segments in input order, so a log of more cycles keeps
+	// those of its first segments (see Segment.Cycles).
 	MaxCycles int
 	// MaxSegments bounds the segments kept in Log.Segments (default 10000);
 	// cycles of later segments are counted in Log.SegmentsDropped only.
 	MaxSegments int
+	// MaxDecompressed bounds the bytes of text a gzip-compressed input may
+	// expand to (default DefaultMaxDecompressed); beyond it Add stops with
+	// an error and keeps what it read.
+	MaxDecompressed int64
 }
+
+// MaxCyclesLimit is the largest Options.MaxCycles honoured, about 500 MB
+// of cycles.
+const MaxCyclesLimit = 2 << 20
 
 func (o *Options) minHeapMB() int64 {
 	g := o.GOGC
@@ -38,9 +48,13 @@ func (o *Options) minHeapMB() int64 {
 
 // InputStats counts what a Reader found in one input.
 type InputStats struct {
-	Name     string
-	Lines    int
-	Bytes    int64
+	Name  string
+	Lines int
+	Bytes int64 // bytes of text read, after decompression
+	// Encoding names what was undone to read the input as text: "" for
+	// plain text (UTF-8 or ASCII), else EncodingGzip, a UTF-16 encoding,
+	// or both joined by "+", as in "gzip+utf-16le".
+	Encoding string
 	Kinds    [KindError + 1]int // lines per Kind
 	Errors   []*SyntaxError     // first errors, at most maxErrors
 	NErrors  int                // all syntax errors
@@ -56,21 +70,23 @@ const maxErrors = 20
 type Log struct {
 	Inputs          []InputStats
 	Segments        []*Segment
-	CyclesDropped   int // cycles not kept in Segment.Cycles (Options.MaxCycles)
+	CyclesDropped   int // cycles of listed segments not kept in Segment.Cycles (Options.MaxCycles)
 	SegmentsDropped int // segments not kept in Segments (Options.MaxSegments)
 	opts            Options
 }
 
-func (l *Log) addSegment(s *Segment) {
+// addSegment lists s in the Log and reports whether there was room.
+func (l *Log) addSegment(s *Segment) bool {
 	if len(l.Segments) >= l.opts.MaxSegments {
 		l.SegmentsDropped++
-		return
+		return false
 	}
 	s.Index = len(l.Segments)
 	l.Segments = append(l.Segments, s)
 	if n := len(l.Inputs); n > 0 {
 		l.Inputs[n-1].Segments++
 	}
+	return true
 }
 
 // Cycles returns the number of cycles in all segments.
@@ -102,6 +118,10 @@ func NewParser(opts Options) *Parser {
 	if opts.MaxCycles <= 0 {
 		opts.MaxCycles = 100000
 	}
+	opts.MaxCycles = min(opts.MaxCycles, MaxCyclesLimit)
+	if opts.MaxDecompressed <= 0 {
+		opts.MaxDecompressed = DefaultMaxDecompressed
+	}
 	if opts.MaxSegments <= 0 {
 		opts.MaxSegments = 10000
 	}
@@ -116,17 +136,31 @@ var ErrNoCycles = errors.New("no gctrace cycle lines")
 // for inputs that are not gctrace logs at all (binary data, or no cycle
 // line); the error names the input. Bad lines are not errors: they are
 // counted in the input's InputStats.
+//
+// A gzip-compressed input is decompressed as it is read, up to
+// Options.MaxDecompressed bytes, and UTF-16 text with a byte order mark is
+// converted; binary data is refused from its first bytes. When reading
+// stops early (a read error, a cut gzip stream, the decompression cap, a
+// line without an end), what was read before stays in the Log.
 func (p *Parser) Add(r io.Reader, name string) error {
 	return p.AddWithProgress(r, name, nil)
 }
 
 // AddWithProgress is Add with a callback that receives the number of bytes
-// read so far, every 8 MiB or so, for progress displays.
+// read so far from r (compressed bytes for a gzip input, so that they
+// compare with the file's size), every 8 MiB or so, for progress displays.
 func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRead int64)) error {
 	l := &p.log
 	l.Inputs = append(l.Inputs, InputStats{Name: name})
 	st := &l.Inputs[len(l.Inputs)-1]
-	rd := NewReader(r, name)
+	raw := &countingReader{r: r}
+	text, enc, err := decode(raw, l.opts.MaxDecompressed)
+	st.Encoding = enc
+	if err != nil {
+		st.Binary = true
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	rd := NewReader(text, name)
 	sg := &segmenter{log: l, opts: &l.opts}
 	var nextProgress int64
 	for rd.Scan() {
@@ -134,7 +168,9 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 		st.Lines++
 		st.Kinds[rec.Kind]++
 		if st.Lines <= 64 && bytes.IndexByte(rec.Text, 0) >= 0 {
+			// Binary data after a text start: stop rather than read on.
 			st.Binary = true
+			break
 		}
 		switch rec.Kind {
 		case KindCycle:
@@ -161,15 +197,15 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 				st.Partial = true
 			}
 		}
-		if progress != nil && rd.Offset() >= nextProgress {
-			progress(rd.Offset())
-			nextProgress = rd.Offset() + 8<<20
+		if progress != nil && raw.n >= nextProgress {
+			progress(raw.n)
+			nextProgress = raw.n + 8<<20
 		}
 	}
 	sg.closeAll()
 	st.Bytes = rd.Offset()
 	if err := rd.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, st.Lines+1, err)
+		return readError(name, st, l.opts.MaxDecompressed, err)
 	}
 	switch {
 	case st.Binary:
@@ -182,6 +218,22 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 		return fmt.Errorf("%s: %w among %d lines (was the program run with GODEBUG=gctrace=1?)", name, ErrNoCycles, st.Lines)
 	}
 	return nil
+}
+
+// readError describes the error that stopped reading an input.
+func readError(name string, st *InputStats, limit int64, err error) error {
+	var se *SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case errors.Is(err, errTooLarge):
+		return fmt.Errorf("%s: decompressed log exceeds %d MiB; stopped after line %d (a gzip bomb?)", name, limit>>20, st.Lines)
+	case strings.HasPrefix(st.Encoding, EncodingGzip) && errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%s: gzip data ends early (the file was cut short); read %d lines: %w", name, st.Lines, err)
+	case strings.HasPrefix(st.Encoding, EncodingGzip):
+		return fmt.Errorf("%s: corrupt gzip data after line %d: %w", name, st.Lines, err)
+	}
+	return fmt.Errorf("%s:%d: %w", name, st.Lines+1, err)
 }
 
 // Log returns the parsed result. Call it once all inputs have been added.

@@ -1,9 +1,9 @@
 package gctrace
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -48,23 +48,25 @@ type Record struct {
 	Err      *SyntaxError // for KindError
 }
 
-// maxLine bounds the bytes kept of one line; longer lines are kept truncated
-// and classified as text, so a file without newlines cannot exhaust memory.
-const maxLine = 64 << 10
-
 // Reader reads gctrace output line by line. Only I/O errors stop it: a bad
 // line is reported as a Record of KindError and reading goes on.
+//
+// Lines end with "\n", "\r\n", or, in an input whose first line ends so, a
+// lone "\r". A UTF-8 byte order mark at the start is ignored. A line longer
+// than 64 KiB is reported as a Record of KindError holding its first 64 KiB
+// and skipped; an input in which a line runs on for 64 MiB without an end
+// stops the Reader with an error (see Err).
 type Reader struct {
 	name     string
-	br       *bufio.Reader
+	lr       *lineReader
 	line     int
 	rec      Record
 	cycle    Cycle
 	scav     Scavenge
 	serr     SyntaxError
-	long     []byte
 	pending  []byte // a line read ahead while trying to stitch, not yet classified
 	pendEOF  bool
+	pendLong bool
 	hasPend  bool
 	stitch   []byte
 	cur      []byte
@@ -72,21 +74,19 @@ type Reader struct {
 	done     bool
 	lastProc string
 	procs    map[string]string // interned process tags
-	// Bytes counts the bytes consumed so far, for progress reports.
-	bytes int64
 }
 
 // NewReader returns a Reader that reads from r. name is used in error
 // positions (file:line).
 func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+	return &Reader{name: name, lr: newLineReader(r)}
 }
 
 // Name returns the input name given to NewReader.
 func (r *Reader) Name() string { return r.name }
 
 // Offset returns the number of input bytes consumed so far.
-func (r *Reader) Offset() int64 { return r.bytes }
+func (r *Reader) Offset() int64 { return r.lr.n }
 
 // Scan advances to the next line and reports whether there is one. After it
 // returns false, Err reports any I/O error.
@@ -95,27 +95,32 @@ func (r *Reader) Scan() bool {
 		return false
 	}
 	var line []byte
-	var eof bool
+	var eof, long bool
 	var err error
 	if r.hasPend {
-		line, eof = r.pending, r.pendEOF
+		line, eof, long = r.pending, r.pendEOF, r.pendLong
 		r.hasPend = false
 	} else {
-		line, eof, err = r.readLine()
+		line, eof, long, err = r.lr.next()
 	}
 	if err != nil {
-		r.err = err
-		r.done = true
+		r.fail(err)
 		return false
 	}
 	if line == nil && eof {
 		r.done = true
+		r.err = r.lr.failure()
 		return false
 	}
 	r.line++
-	r.classify(line, eof)
+	if long {
+		r.tooLong(line)
+	} else {
+		r.classify(line, eof)
+	}
 	if eof {
 		r.done = true
+		r.err = r.lr.failure()
 	}
 	return true
 }
@@ -123,55 +128,25 @@ func (r *Reader) Scan() bool {
 // Record returns the current line. See Record for how long it stays valid.
 func (r *Reader) Record() *Record { return &r.rec }
 
-// Err returns the first I/O error met, or nil. Reaching the end of the input
-// is not an error.
+// Err returns the error that stopped the Reader, or nil. Reaching the end of
+// the input is not an error. It is an I/O error, or a *SyntaxError for a
+// line that did not end within 64 MiB.
 func (r *Reader) Err() error { return r.err }
 
-// readLine returns the next line without its terminator. eof reports that
-// the line was not terminated by a newline (the input ended inside it).
-func (r *Reader) readLine() (line []byte, eof bool, err error) {
-	b, err := r.br.ReadSlice('\n')
-	r.bytes += int64(len(b))
-	switch {
-	case err == nil:
-		return trimEOL(b), false, nil
-	case errors.Is(err, io.EOF):
-		if len(b) == 0 {
-			return nil, true, nil
-		}
-		return trimEOL(b), true, nil
-	case errors.Is(err, bufio.ErrBufferFull):
-		// A very long line: keep its head, drop the rest.
-		r.long = append(r.long[:0], b...)
-		for {
-			b, err = r.br.ReadSlice('\n')
-			r.bytes += int64(len(b))
-			if len(r.long) < maxLine {
-				r.long = append(r.long, b[:min(len(b), maxLine-len(r.long))]...)
-			}
-			if err == nil {
-				return trimEOL(r.long), false, nil
-			}
-			if errors.Is(err, io.EOF) {
-				return trimEOL(r.long), true, nil
-			}
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				return nil, false, err
-			}
-		}
-	default:
-		return nil, false, err
+// fail stops the Reader with err, positioned at the line being read when
+// it is the input's fault.
+func (r *Reader) fail(err error) {
+	if errors.Is(err, errNoLineEnd) {
+		err = &SyntaxError{FileName: r.name, Line: r.line + 1, Msg: err.Error()}
 	}
+	r.err = err
+	r.done = true
 }
 
-func trimEOL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
-		b = b[:n-1]
-	}
-	return b
+// tooLong reports a line longer than maxLine, of which head is the start.
+func (r *Reader) tooLong(head []byte) {
+	r.serr = SyntaxError{FileName: r.name, Line: r.line, Msg: fmt.Sprintf("line longer than %d KiB: skipped", maxLine>>10)}
+	r.rec = Record{Kind: KindError, Line: r.line, Text: head, Err: &r.serr}
 }
 
 var (
@@ -270,29 +245,29 @@ func (r *Reader) tryStitch(head []byte, cy *Cycle) bool {
 		return false
 	}
 	r.stitch = append(r.stitch[:0], head...)
-	next, eof, err := r.readLine()
+	next, eof, long, err := r.lr.next()
 	if err != nil {
-		r.err = err
-		r.done = true
+		r.fail(err)
 		return false
 	}
 	if next == nil && eof {
 		return false
 	}
-	if _, ok := findCycle(next); !ok {
+	if _, ok := findCycle(next); !ok && !long {
 		r.stitch = append(r.stitch, next...)
 		saved := *cy
 		if _, msg := parseCycle(r.stitch, cy); msg == "" {
 			r.line++ // the continuation line is consumed
 			if eof {
 				r.done = true
+				r.err = r.lr.failure()
 			}
 			return true
 		}
 		*cy = saved
 	}
 	r.pending = append(r.pending[:0], next...)
-	r.pendEOF = eof
+	r.pendEOF, r.pendLong = eof, long
 	r.hasPend = true
 	return false
 }
@@ -367,7 +342,7 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // and kubectl --prefix "[pod/name/container]".
 func (r *Reader) process(prefix []byte) string {
 	tag := processTag(prefix)
-	if len(tag) == 0 {
+	if len(tag) == 0 || len(tag) > maxTag {
 		return ""
 	}
 	if string(tag) == r.lastProc {
@@ -388,6 +363,10 @@ func (r *Reader) process(prefix []byte) string {
 	r.lastProc = s
 	return s
 }
+
+// maxTag bounds the length of a process tag: real ones are a name and a
+// pid, and a longer one is more likely program output than a log prefix.
+const maxTag = 256
 
 func processTag(p []byte) []byte {
 	p = bytes.TrimRight(p, " \t")

@@ -1,6 +1,9 @@
 package gctrace
 
-import "math"
+import (
+	"math"
+	"unicode/utf8"
+)
 
 // Segment is the run of one process: the cycles of one GC counter.
 type Segment struct {
@@ -13,9 +16,13 @@ type Segment struct {
 	LastLine  int    // line of the last cycle
 	Summary   Summary
 	// Cycles holds the segment's cycles in input order when
-	// Options.KeepCycles is set, unless the Log's retention budget ran out
-	// (see Log.CyclesDropped), in which case it holds the first ones only
-	// and CyclesTruncated is set.
+	// Options.KeepCycles is set. The Log keeps at most Options.MaxCycles
+	// cycles over all its segments, first come first kept: once the
+	// budget runs out, Cycles holds the segment's first cycles only (or
+	// none) and CyclesTruncated is set; Log.CyclesDropped counts the rest.
+	// Summary always covers every cycle, so a figure computed from Cycles
+	// of a truncated segment must use the span of those cycles,
+	// CyclesWallS, not Summary.WallS.
 	Cycles          []Cycle
 	CyclesTruncated bool
 	// Scavenges counts scavenger lines attributed to the segment.
@@ -30,6 +37,26 @@ type Segment struct {
 	slot int
 	// interval is the time between its last two cycles, s (0 if unknown).
 	interval float64
+	// unlisted: the segment is beyond Options.MaxSegments, so its cycles
+	// are summarised but not kept.
+	unlisted bool
+}
+
+// CyclesWallS returns the wall-clock time the kept cycles (Cycles) cover,
+// in seconds: from the start of the first to the end of the last, as
+// Summary.WallS is for all of them. It equals Summary.WallS unless
+// CyclesTruncated is set. Rates over the kept cycles (cycles per second,
+// allocation per second, CPU shares) divide by it. It is NaN when no cycle
+// was kept or the format has no timestamps (Go 1.4 and older).
+func (s *Segment) CyclesWallS() float64 {
+	if len(s.Cycles) == 0 {
+		return math.NaN()
+	}
+	first, last := &s.Cycles[0], &s.Cycles[len(s.Cycles)-1]
+	if !first.HasAt || !last.HasAt {
+		return math.NaN()
+	}
+	return last.At + last.Wall()/1000 - first.At
 }
 
 // last returns the segment's most recent cycle.
@@ -61,13 +88,29 @@ type segmenter struct {
 	lastNum []int
 }
 
+// maxLabel bounds the bytes of a "# pkg" header kept as a segment's label:
+// an import path and a test binary's name fit many times over.
+const maxLabel = 512
+
+// clip returns b as a string of at most n bytes, cut at a character
+// boundary.
+func clip(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n--
+	}
+	return string(b[:n]) + "…"
+}
+
 // maxOpen bounds the segments that can still receive cycles. A process
 // whose segment was closed and that prints again starts a new segment; 64
 // concurrent writers to one stream is far beyond what a build produces.
 const maxOpen = 64
 
 func (sg *segmenter) header(text []byte) {
-	sg.label = string(text)
+	sg.label = clip(text, maxLabel)
 	sg.block = nil
 }
 
@@ -125,7 +168,7 @@ func (sg *segmenter) cycle(input string, c *Cycle) {
 	seg.lastUse = sg.tick
 	seg.LastLine = c.Line
 	seg.acc.add(c)
-	if !sg.opts.KeepCycles {
+	if !sg.opts.KeepCycles || seg.unlisted {
 		return
 	}
 	if sg.retained < sg.opts.MaxCycles {
@@ -272,7 +315,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 	s.slot = len(sg.open)
 	sg.open = append(sg.open, s)
 	sg.lastNum = append(sg.lastNum, 0)
-	sg.log.addSegment(s)
+	s.unlisted = !sg.log.addSegment(s)
 	return s
 }
 

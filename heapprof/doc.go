@@ -23,4 +23,11 @@
 // the first frame that belongs to the user's code (see [SiteOptions.User])
 // and records the function that really allocated in [Site.Via], keeping the
 // whole stack as evidence.
+//
+// Profiles are untrusted input. [Read] refuses what is not a profile from
+// its first bytes, decompresses gzip itself within [MaxDecompressed] (a
+// gzip bomb is refused before any of it is held), and reads at most
+// [MaxSamples] samples, the heaviest, so that memory follows what is kept
+// rather than what the input holds; [Profile.Warnings] and the header of
+// [Top] say what was left out.
 package heapprof

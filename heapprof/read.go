@@ -1,20 +1,28 @@
 package heapprof
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// maxProfileSize bounds what Read loads into memory. Real heap profiles are
-// a few megabytes even for big servers.
-const maxProfileSize = 1 << 30
+// MaxDecompressed bounds the bytes of a profile after decompression: Read
+// refuses a profile that expands beyond it before handing anything to the
+// profile parser, whose in-memory form is several times larger. Real heap
+// profiles are a few megabytes, even for big servers; a gzip bomb of a few
+// megabytes expands to gigabytes.
+var MaxDecompressed int64 = 256 << 20
 
 // SampleType is one value recorded per sample, as in alloc_space/bytes.
 type SampleType struct {
@@ -67,14 +75,27 @@ type Profile struct {
 	DropFrames, KeepFrames string
 	Comments               []string // comments the writer attached
 
+	// SamplesDropped counts the samples Read left out to bound memory
+	// (see MaxSamples): the lightest by DroppedBy. The totals above
+	// include them; the samples, sites and Samples do not.
+	SamplesDropped int
+	DroppedBy      string // the sample type the dropped samples were lightest by
+	// Warnings are caveats on what Read could make of the profile, as
+	// sentences.
+	Warnings []string
+
 	samples []sample
+	// frames holds every distinct frame once; samples' stacks index it.
+	frames []Frame
+	// dropped are the values of the dropped samples, in sample order.
+	dropped [4]int64
 }
 
 // sample is one profile sample: its values in alloc/inuse order and its
-// stack, leaf first.
+// stack, leaf first, as indices into Profile.frames.
 type sample struct {
 	v     [4]int64 // allocBytes, allocObjects, inuseBytes, inuseObjects
-	stack []Frame
+	stack []int32
 }
 
 const (
@@ -88,29 +109,158 @@ const (
 // protocol buffers and the legacy text format; name is used in errors. A
 // profile of another kind, such as a CPU profile, is an error naming the
 // sample types found.
+//
+// Read looks at the first bytes before reading more and refuses what is
+// not a profile at once. It decompresses gzip itself, refusing a profile
+// that expands beyond MaxDecompressed, and keeps at most MaxSamples
+// samples (see Profile.SamplesDropped), so that memory stays bounded
+// whatever the input.
 func Read(r io.Reader, name string) (*Profile, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxProfileSize+1))
+	data, err := readData(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if len(data) > maxProfileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxProfileSize)
-	}
 	return parse(data, name)
+}
+
+// sniffLen is how much of the input Read looks at before reading it all.
+const sniffLen = 512
+
+// readData reads a whole profile, decompressing it, within
+// MaxDecompressed.
+func readData(r io.Reader) (data []byte, err error) {
+	br := bufio.NewReaderSize(r, sniffLen)
+	head, err := br.Peek(sniffLen)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(head)) == 0 && err == io.EOF {
+		return nil, errors.New("empty profile")
+	}
+	if !isGzip(head) {
+		if err := sniff(head); err != nil {
+			return nil, err
+		}
+		data, err = io.ReadAll(io.LimitReader(br, MaxDecompressed+1))
+		if err != nil {
+			return nil, err
+		}
+		if int64(len(data)) > MaxDecompressed {
+			return nil, fmt.Errorf("profile exceeds %d MiB; refusing", MaxDecompressed>>20)
+		}
+		return data, nil
+	}
+	// Decompress twice: once to measure, into nothing, so that a gzip bomb
+	// is refused without holding any of it, then into a buffer of the
+	// exact size. Compressed profiles are small; it is the expansion that
+	// is not.
+	packed, err := io.ReadAll(io.LimitReader(br, MaxDecompressed+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(packed)) > MaxDecompressed {
+		return nil, fmt.Errorf("profile exceeds %d MiB; refusing", MaxDecompressed>>20)
+	}
+	n, err := gunzip(packed, nil, MaxDecompressed+1)
+	if err != nil {
+		return nil, err
+	}
+	if n > MaxDecompressed {
+		return nil, fmt.Errorf("decompressed profile exceeds %d MiB; refusing (a gzip bomb?)", MaxDecompressed>>20)
+	}
+	data = make([]byte, n)
+	if _, err := gunzip(packed, data, n); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, errors.New("empty profile (gzip of nothing)")
+	case isGzip(data):
+		// The parser would decompress this layer itself, unbounded.
+		return nil, errors.New("gzip data inside gzip data: not a profile")
+	}
+	if err := sniff(data[:min(len(data), sniffLen)]); err != nil {
+		return nil, fmt.Errorf("gzip-compressed %v", err)
+	}
+	return data, nil
+}
+
+// gunzip decompresses packed into dst, or only counts the bytes when dst
+// is nil, reading at most limit bytes; it returns how many there were.
+func gunzip(packed, dst []byte, limit int64) (int64, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(packed))
+	if err == nil {
+		var n int64
+		if dst == nil {
+			n, err = io.Copy(io.Discard, io.LimitReader(zr, limit))
+		} else {
+			var m int
+			m, err = io.ReadFull(zr, dst[:min(int64(len(dst)), limit)])
+			n = int64(m)
+		}
+		if err == nil {
+			return n, nil
+		}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, fmt.Errorf("truncated gzip data (the file was cut short): %v", err)
+	}
+	return 0, fmt.Errorf("corrupt gzip data: %v", err)
+}
+
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
+
+// sniff returns an error saying what head is when it cannot start a
+// profile: a protocol buffer starts with a field tag of profile.proto, and
+// a legacy profile is text.
+func sniff(head []byte) error {
+	if bytes.HasPrefix(head, []byte("go 1.")) && bytes.Contains(head[:min(len(head), 16)], []byte(" trace")) {
+		return errors.New("data is a Go execution trace, not a heap profile: read it with gcdoctor trace")
+	}
+	num, typ, n := protowire.ConsumeTag(head)
+	switch {
+	case n > 0 && num >= profSampleType && num <= 20 &&
+		(typ == protowire.VarintType || typ == protowire.Fixed64Type || typ == protowire.BytesType || typ == protowire.Fixed32Type):
+		return nil // the start of a protocol buffer
+	case bytes.IndexByte(head, 0) < 0 && utf8.Valid(trimPartialRune(head)):
+		return nil // text: the legacy parser decides
+	}
+	return fmt.Errorf("data is not a pprof profile (it starts with % x)", head[:min(len(head), 8)])
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence cut at the end of b.
+func trimPartialRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 func parse(data []byte, name string) (*Profile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%s: empty profile", name)
 	}
-	gz := len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b
+	legacy := looksLegacy(data)
+	var red *reduced
+	if legacy {
+		if n := legacySamples(data); n > MaxSamples {
+			return nil, fmt.Errorf("%s: %d samples in a legacy text profile, more than the %d this reader takes: write the profile with debug=0", name, n, MaxSamples)
+		}
+	} else {
+		var err error
+		if data, red, err = reduceProfile(data); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+	}
 	pp, err := parseProfile(data)
 	if err != nil {
-		if gz {
-			if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "unexpected EOF") {
-				return nil, fmt.Errorf("%s: truncated gzip data (the file was cut short): %v", name, err)
-			}
-			return nil, fmt.Errorf("%s: corrupt gzip data: %v", name, err)
+		if head := data[:min(len(data), 4<<10)]; bytes.Contains(head, []byte(" ms clock, ")) {
+			return nil, fmt.Errorf("%s: not a readable profile: it is a gctrace log; read it with gcdoctor gctrace", name)
 		}
 		return nil, fmt.Errorf("%s: not a readable profile: %v", name, err)
 	}
@@ -122,10 +272,11 @@ func parse(data []byte, name string) (*Profile, error) {
 		KeepFrames: pp.KeepFrames,
 		Comments:   pp.Comments,
 	}
-	if !gz && looksLegacy(data) {
+	if legacy {
 		p.Format = FormatLegacy
 		symbolizeLegacy(pp, data)
 	}
+	data = nil // let the collector have it while the samples are converted
 	if pp.PeriodType != nil {
 		p.PeriodType = SampleType{pp.PeriodType.Type, pp.PeriodType.Unit}
 	}
@@ -162,8 +313,12 @@ func parse(data []byte, name string) (*Profile, error) {
 	p.HasAlloc = idx[vAllocBytes] >= 0 || idx[vAllocObjects] >= 0
 	p.HasInuse = idx[vInuseBytes] >= 0 || idx[vInuseObjects] >= 0
 
-	frames := make(map[*profile.Location][]Frame, len(pp.Location))
+	// Each location's frames are made once; a sample's stack lists their
+	// indices, so a million samples cost a few bytes per frame each.
+	type span struct{ start, n int32 }
+	frames := make(map[*profile.Location]span, len(pp.Location))
 	p.samples = make([]sample, 0, len(pp.Sample))
+	var stack []int32
 	for _, s := range pp.Sample {
 		var sm sample
 		for k, i := range idx {
@@ -171,20 +326,26 @@ func parse(data []byte, name string) (*Profile, error) {
 				sm.v[k] = s.Value[i]
 			}
 		}
+		stack = stack[:0]
 		for _, loc := range s.Location {
-			fs, ok := frames[loc]
+			sp, ok := frames[loc]
 			if !ok {
-				fs = locationFrames(loc)
-				frames[loc] = fs
+				fs := locationFrames(loc)
+				sp = span{int32(len(p.frames)), int32(len(fs))}
+				p.frames = append(p.frames, fs...)
+				frames[loc] = sp
 			}
-			sm.stack = append(sm.stack, fs...)
+			for i := sp.start; i < sp.start+sp.n; i++ {
+				stack = append(stack, i)
+			}
 		}
 		if p.Format == FormatLegacy {
-			sm.stack = trimHidden(sm.stack)
+			stack = trimHidden(p.frames, stack)
 		}
+		sm.stack = slices.Clone(stack)
 		unsym := false
-		for _, f := range sm.stack {
-			if f.Function == "" {
+		for _, i := range sm.stack {
+			if p.frames[i].Function == "" {
 				unsym = true
 			}
 		}
@@ -201,7 +362,39 @@ func parse(data []byte, name string) (*Profile, error) {
 		p.samples = append(p.samples, sm)
 	}
 	p.Samples = len(p.samples)
+	if red != nil && red.dropped > 0 {
+		for k, i := range idx {
+			if i >= 0 && i < len(red.droppedSums) {
+				p.dropped[k] = red.droppedSums[i]
+			}
+		}
+		p.TotalAllocBytes += p.dropped[vAllocBytes]
+		p.TotalAllocObjects += p.dropped[vAllocObjects]
+		p.TotalInuseBytes += p.dropped[vInuseBytes]
+		p.TotalInuseObjects += p.dropped[vInuseObjects]
+		p.SamplesDropped, p.DroppedBy = red.dropped, red.by
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%d of the profile's %d samples were read, the heaviest by %s; the %d lightest (%s) count in the totals but in no site",
+			p.Samples, red.samples, red.by, red.dropped, droppedShare(p, red)))
+	}
 	return p, nil
+}
+
+// droppedShare says how much of the key sample type the dropped samples
+// held, as "0.4% of alloc_space".
+func droppedShare(p *Profile, red *reduced) string {
+	var part, total int64
+	switch red.by {
+	case "alloc_space":
+		part, total = p.dropped[vAllocBytes], p.TotalAllocBytes
+	case "inuse_space", "space":
+		part, total = p.dropped[vInuseBytes], p.TotalInuseBytes
+	default:
+		return "a share not known"
+	}
+	if total <= 0 {
+		return "0% of " + red.by
+	}
+	return fmt.Sprintf("%.2g%% of %s", 100*float64(part)/float64(total), red.by)
 }
 
 // parseProfile calls profile.Parse, turning a panic on hostile input into
@@ -213,7 +406,9 @@ func parseProfile(data []byte) (p *profile.Profile, err error) {
 			p, err = nil, fmt.Errorf("malformed profile: %v", r)
 		}
 	}()
-	return profile.Parse(bytes.NewReader(data))
+	// ParseData rather than Parse: the data is already in memory, and
+	// already decompressed within MaxDecompressed.
+	return profile.ParseData(data)
 }
 
 // locationFrames expands a location into frames, innermost inlined call
@@ -239,18 +434,36 @@ func locationFrames(loc *profile.Location) []Frame {
 // the leaf, goexit at the root), whose symbols the runtime leaves out of the
 // text; dropping them makes the stack match what the protocol buffer form
 // records, which omits them entirely.
-func trimHidden(stack []Frame) []Frame {
+func trimHidden(frames []Frame, stack []int32) []int32 {
 	i, j := 0, len(stack)
-	for i < j && stack[i].Function == "" {
+	for i < j && frames[stack[i]].Function == "" {
 		i++
 	}
-	for j > i && stack[j-1].Function == "" {
+	for j > i && frames[stack[j-1]].Function == "" {
 		j--
 	}
 	if i == j {
 		return stack // nothing symbolized: keep the addresses
 	}
 	return stack[i:j]
+}
+
+// legacySamples counts the sample lines of a legacy text profile: those
+// with a stack after "@".
+func legacySamples(data []byte) int {
+	n := 0
+	for len(data) > 0 {
+		var ln []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			ln, data = data[:i], data[i+1:]
+		} else {
+			ln, data = data, nil
+		}
+		if len(ln) > 0 && ln[0] != '#' && !bytes.HasPrefix(ln, []byte("heap")) && bytes.Contains(ln, []byte("] @")) {
+			n++
+		}
+	}
+	return n
 }
 
 // looksLegacy reports whether data is the text form of a heap profile.

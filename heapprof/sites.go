@@ -122,14 +122,19 @@ type Top struct {
 	Dropped     int   // sites left out by the cut
 	DroppedMax  int64 // largest sort value among the dropped sites
 	DroppedSum  int64 // sort value of all dropped sites together
-	ProfileSum  int64 // the profile's total of the sort value
+	ProfileSum  int64 // the profile's total of the sort value, dropped samples included
 	EmptyStacks int   // samples with no frame, charged to no site
+	// SamplesDropped counts the samples Read left out of a profile too
+	// large to read whole (Profile.SamplesDropped), and SamplesDroppedSum
+	// is their sort value: part of ProfileSum, charged to no site.
+	SamplesDropped    int
+	SamplesDroppedSum int64
 }
 
 // String summarizes the ranking the way `go tool pprof -top` heads its
 // output: how much of the total the shown sites cover and what was dropped.
 func (t *Top) String() string {
-	shown := t.ProfileSum - t.DroppedSum
+	shown := t.ProfileSum - t.DroppedSum - t.SamplesDroppedSum
 	pct := 0.0
 	if t.ProfileSum > 0 {
 		pct = 100 * float64(shown) / float64(t.ProfileSum)
@@ -140,6 +145,9 @@ func (t *Top) String() string {
 	}
 	if t.EmptyStacks > 0 {
 		s += fmt.Sprintf("; %d samples without a stack", t.EmptyStacks)
+	}
+	if t.SamplesDropped > 0 {
+		s += fmt.Sprintf("; %d lightest samples not read (%s %d)", t.SamplesDropped, t.Sort, t.SamplesDroppedSum)
 	}
 	return s
 }
@@ -156,8 +164,8 @@ type siteKey struct {
 type siteAgg struct {
 	key     siteKey
 	v       [4]int64
-	best    int64 // sort value of the heaviest stack
-	stack   []Frame
+	best    int64   // sort value of the heaviest stack
+	stack   []int32 // the heaviest stack
 	via     string
 	user    bool
 	stacks  int
@@ -168,14 +176,27 @@ type siteAgg struct {
 // sites, heaviest first. Ties are broken by function, file and line so the
 // order is stable.
 func (p *Profile) Top(opts SiteOptions) *Top {
-	user := opts.User
-	if user == nil {
-		user = DefaultUser
+	userFn := opts.User
+	if userFn == nil {
+		userFn = DefaultUser
+	}
+	// The predicate is asked once per distinct frame, not once per frame
+	// of every stack.
+	isUser := make([]int8, len(p.frames)) // 0 unknown, 1 no, 2 yes
+	user := func(i int32) bool {
+		if isUser[i] == 0 {
+			isUser[i] = 1
+			if userFn(p.frames[i].Function) {
+				isUser[i] = 2
+			}
+		}
+		return isUser[i] == 2
 	}
 	vi := sortIndex(opts.Sort)
 	aggs := make(map[siteKey]*siteAgg)
-	t := &Top{Sort: opts.Sort, Attribution: opts.Attribution}
-	charge := func(si int, s *sample, f Frame, via string, isUser bool) {
+	t := &Top{Sort: opts.Sort, Attribution: opts.Attribution, SamplesDropped: p.SamplesDropped, SamplesDroppedSum: p.dropped[vi]}
+	charge := func(si int, s *sample, fi int32, via string, isUser bool) {
+		f := &p.frames[fi]
 		k := siteKey{f.Function, f.File, f.Line, 0}
 		if f.Function == "" {
 			k.addr = f.Address
@@ -197,6 +218,7 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 			a.best, a.stack, a.via, a.user = s.v[vi], s.stack, via, isUser
 		}
 	}
+	t.ProfileSum = p.dropped[vi]
 	for si := range p.samples {
 		s := &p.samples[si]
 		t.ProfileSum += s.v[vi]
@@ -206,15 +228,15 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 		}
 		switch opts.Attribution {
 		case AttrFlat:
-			charge(si, s, s.stack[0], "", user(s.stack[0].Function))
+			charge(si, s, s.stack[0], "", user(s.stack[0]))
 		case AttrCumulative:
 			for _, f := range s.stack {
-				charge(si, s, f, "", user(f.Function))
+				charge(si, s, f, "", user(f))
 			}
 		default:
 			at := -1
 			for i, f := range s.stack {
-				if user(f.Function) {
+				if user(f) {
 					at = i
 					break
 				}
@@ -223,10 +245,11 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 				charge(si, s, s.stack[0], "", false)
 				continue
 			}
-			charge(si, s, s.stack[at], allocator(s.stack[:at]), true)
+			charge(si, s, s.stack[at], p.allocator(s.stack[:at]), true)
 		}
 	}
 	sites := make([]Site, 0, len(aggs))
+	stacks := make([][]int32, 0, len(aggs))
 	for _, a := range aggs {
 		s := Site{
 			Function:     a.key.fn,
@@ -238,7 +261,6 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 			InuseObjects: a.v[vInuseObjects],
 			Via:          a.via,
 			User:         a.user,
-			Stack:        a.stack,
 			Stacks:       a.stacks,
 		}
 		if s.Function == "" {
@@ -251,10 +273,16 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 			s.AvgSize = float64(s.AllocBytes) / float64(s.AllocObjects)
 		}
 		sites = append(sites, s)
+		stacks = append(stacks, a.stack)
 	}
-	slices.SortFunc(sites, func(a, b Site) int {
+	order := make([]int, len(sites))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := &sites[i], &sites[j]
 		return cmp.Or(
-			cmp.Compare(siteValue(b, vi), siteValue(a, vi)),
+			cmp.Compare(siteValue(*b, vi), siteValue(*a, vi)),
 			cmp.Compare(b.AllocBytes, a.AllocBytes),
 			cmp.Compare(a.Function, b.Function),
 			cmp.Compare(a.File, b.File),
@@ -262,24 +290,34 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 		)
 	})
 	t.Total = len(sites)
-	if opts.N > 0 && len(sites) > opts.N {
-		for _, s := range sites[opts.N:] {
-			v := siteValue(s, vi)
+	n := len(order)
+	if opts.N > 0 && n > opts.N {
+		for _, i := range order[opts.N:] {
+			v := siteValue(sites[i], vi)
 			t.DroppedSum += v
 			t.DroppedMax = max(t.DroppedMax, v)
 		}
-		t.Dropped = len(sites) - opts.N
-		sites = sites[:opts.N:opts.N]
+		t.Dropped = n - opts.N
+		n = opts.N
 	}
-	t.Sites = sites
+	// Only the sites shown get their stack written out as frames.
+	t.Sites = make([]Site, n)
+	for k, i := range order[:n] {
+		s := sites[i]
+		s.Stack = make([]Frame, len(stacks[i]))
+		for j, fi := range stacks[i] {
+			s.Stack[j] = p.frames[fi]
+		}
+		t.Sites[k] = s
+	}
 	return t
 }
 
 // allocator names the function that allocated for a stack whose user frame
 // lies above the given leaf frames: the first symbolized one.
-func allocator(below []Frame) string {
-	for _, f := range below {
-		if f.Function != "" {
+func (p *Profile) allocator(below []int32) string {
+	for _, i := range below {
+		if f := &p.frames[i]; f.Function != "" {
 			return f.Function
 		}
 	}
