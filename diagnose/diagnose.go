@@ -105,8 +105,12 @@ type Finding struct {
 // RunInfo describes a program run by gcdoctor, when the evidence comes from
 // one.
 type RunInfo struct {
-	Command  []string
-	ExitCode int
+	Command []string
+	// ExitCode is the program's exit status (128 plus the signal's number
+	// when a signal killed it), meaningful when ExitKnown: a bundle's
+	// meta.json may not say.
+	ExitCode  int
+	ExitKnown bool
 	WallS    float64 // s
 	PeakRSS  int64   // bytes
 	// The program's environment as it ran: Go version from its build info,
@@ -310,4 +314,15 @@ func merge(fs []Finding) []Finding {
 		return cmp.Compare(b.score, a.score)
 	})
 	return out
+}
+
+// Exit describes how the run ended: "0", "137 (signal 9)", or "unknown".
+func (r *RunInfo) Exit() string {
+	switch {
+	case !r.ExitKnown:
+		return "unknown"
+	case r.ExitCode > 128 && r.ExitCode < 128+65:
+		return fmt.Sprintf("%d (signal %d)", r.ExitCode, r.ExitCode-128)
+	}
+	return fmt.Sprint(r.ExitCode)
 }

@@ -2,7 +2,6 @@ package evidence
 
 import (
 	"context"
-	"os"
 
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/collect"
@@ -31,12 +30,16 @@ func Attach(ctx context.Context, url string, ao AttachOptions, opt Options) (*Se
 		Progress: func(what string) { opt.say("fetching the %s", what) }})
 	if err != nil {
 		if res == nil || len(res.Files) == 0 {
-			// Nothing was collected: take back the directory Create made,
-			// which only succeeds while it is empty, so nothing else goes.
-			os.Remove(ao.Out)
+			// Nothing was collected: take back what this writer made, and
+			// nothing else.
+			w.Abort()
 		}
 		return nil, err
 	}
 	opt.say("evidence kept in %s", ao.Out)
-	return LoadBundle(ctx, ao.Out, opt)
+	set, err := LoadBundle(ctx, ao.Out, opt)
+	if err == nil && res.TraceSkipped != "" {
+		set.note("%s", res.TraceSkipped)
+	}
+	return set, err
 }

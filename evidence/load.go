@@ -56,6 +56,7 @@ func Load(ctx context.Context, sources []string, opt Options) (*Set, error) {
 		}
 		return l.set, ErrNoEvidence
 	}
+	l.caveats()
 	return l.set, nil
 }
 
@@ -95,7 +96,7 @@ func (l *loader) file(name string) error {
 		}
 		r, size = f, st.Size()
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(ctxReader{l.ctx, r}, 64<<10)
 	rd := sniffKind(br, l.opt.want())
 	if rd == nil || l.opt.want()&rd.kind == 0 {
 		if rd == nil {
@@ -122,7 +123,7 @@ func (l *loader) partialLog(report func(error)) {
 // rss.csv recorded about the run. Evidence that is missing or unreadable is
 // named in the notes and left out: the diagnosis covers what is there.
 func LoadBundle(ctx context.Context, path string, opt Options) (*Set, error) {
-	b, err := bundle.Open(path)
+	b, err := bundle.OpenContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +166,7 @@ func LoadBundle(ctx context.Context, path string, opt Options) (*Set, error) {
 	if !l.found() {
 		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNoEvidence, strings.Join(l.set.Notes, "; "))
 	}
+	l.caveats()
 	return l.set, nil
 }
 
@@ -180,7 +182,7 @@ func (l *loader) bundleFile(b *bundle.Bundle, rd *reader, file, name string) err
 			size = st.Size()
 		}
 	}
-	return rd.read(l, f, name, size)
+	return rd.read(l, ctxReader{l.ctx, f}, name, size)
 }
 
 // meta starts the input from what a bundle recorded about its run
@@ -212,9 +214,7 @@ func runInfo(m *bundle.Meta) *diagnose.RunInfo {
 	r := &diagnose.RunInfo{Command: m.Command, PeakRSS: m.PeakRSSBytes,
 		GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
 		NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
-	if m.ExitCode != nil {
-		r.ExitCode = *m.ExitCode
-	}
+	r.ExitCode, r.ExitKnown = m.Exit()
 	return r
 }
 
@@ -235,3 +235,42 @@ func article(s string) string {
 	}
 	return "a " + s
 }
+
+// caveats notes what the readers say limits their figures: what was
+// undone to read a log, and the bounds a profile or a trace hit.
+func (l *loader) caveats() {
+	if l.in.Log != nil {
+		for _, in := range l.in.Log.Inputs {
+			if in.Encoding != "" {
+				l.set.note("%s was read as %s", in.Name, in.Encoding)
+			}
+		}
+	}
+	if h := l.in.Heap; h != nil && h.Profile != nil {
+		for _, w := range h.Profile.Warnings {
+			l.set.note("%s: %s", h.Name, w)
+		}
+	}
+	if t := l.in.Trace; t != nil && t.Result != nil {
+		for _, w := range t.Result.Warnings {
+			l.set.note("%s: %s", t.Name, w)
+		}
+	}
+}
+
+// ctxReader stops reading once its context is done (Ctrl-C), so that a
+// large input is not read to its end for nothing.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, errInterrupted
+	}
+	return c.r.Read(p)
+}
+
+// errInterrupted is the read error of an interrupted run.
+var errInterrupted = errors.New("interrupted")

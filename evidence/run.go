@@ -28,10 +28,10 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 		in.GoVersion = res.GoVersion
 	}
 	in.RSS, in.PeakRSS = res.RSS, res.PeakRSS
-	in.Run = &diagnose.RunInfo{Command: command, ExitCode: res.ExitCode, WallS: res.Duration.Seconds(), PeakRSS: res.PeakRSS}
+	in.Run = &diagnose.RunInfo{Command: command, ExitCode: res.ExitCode, ExitKnown: true, WallS: res.Duration.Seconds(), PeakRSS: res.PeakRSS}
 	if m != nil {
 		r := runInfo(m)
-		r.Command, r.ExitCode, r.WallS, r.PeakRSS = in.Run.Command, in.Run.ExitCode, in.Run.WallS, in.Run.PeakRSS
+		r.Command, r.ExitCode, r.ExitKnown, r.WallS, r.PeakRSS = in.Run.Command, in.Run.ExitCode, true, in.Run.WallS, in.Run.PeakRSS
 		in.Run = r
 	}
 	f, err := os.Open(res.GCTracePath)

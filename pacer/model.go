@@ -174,7 +174,9 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		GoMinor: opts.GoMinor,
 		Procs:   max(cs[len(cs)-1].Procs, 1),
 		Cycles:  len(cs),
-		WallS:   seg.Summary.WallS,
+		// The cycles kept, which the model sees, and the time they cover:
+		// on a log longer than the parser keeps, the two stay paired.
+		WallS: seg.CyclesWallS(),
 	}
 	m.Observed = Setting{GOGC: opts.GOGC, MemoryLimit: opts.MemoryLimit}
 	if opts.GOGC == 0 {

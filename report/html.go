@@ -132,7 +132,7 @@ func runLine(d *diagnose.Diagnosis) string {
 	if r == nil {
 		return ""
 	}
-	s := fmt.Sprintf("%s exited with status %d after %s s", strings.Join(r.Command, " "), r.ExitCode, fmtNum(r.WallS))
+	s := fmt.Sprintf("%s exited with status %s after %s s", strings.Join(r.Command, " "), r.Exit(), fmtNum(r.WallS))
 	if r.PeakRSS > 0 {
 		s += ", peak RSS " + fmtBytes(r.PeakRSS)
 	}

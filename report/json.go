@@ -57,7 +57,7 @@ type jsonSyntax struct {
 
 type jsonRun struct {
 	Command      []string `json:"command"`
-	ExitCode     int      `json:"exit_code"`
+	ExitCode     *int     `json:"exit_code"` // null when not known
 	WallS        num      `json:"wall_s"`
 	PeakRSSBytes int64    `json:"peak_rss_bytes"`
 }
@@ -241,7 +241,12 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	}
 	doc = append(doc, field{"partial", d.Log.Partial()})
 	if r := d.Run; r != nil {
-		doc = append(doc, field{"run", jsonRun{Command: r.Command, ExitCode: r.ExitCode, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}})
+		jr := jsonRun{Command: r.Command, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}
+		if r.ExitKnown {
+			code := r.ExitCode
+			jr.ExitCode = &code
+		}
+		doc = append(doc, field{"run", jr})
 	}
 	for _, s := range build(d, nil) {
 		doc = append(doc, s.json...)

@@ -79,7 +79,7 @@ func (m *mdWriter) runInfo(d *diagnose.Diagnosis) {
 	if r == nil {
 		return
 	}
-	s := fmt.Sprintf("Exit status %d after %s s", r.ExitCode, fmtNum(r.WallS))
+	s := fmt.Sprintf("Exit status %s after %s s", r.Exit(), fmtNum(r.WallS))
 	if r.PeakRSS > 0 {
 		s += ", peak RSS " + fmtBytes(r.PeakRSS)
 	}

@@ -113,6 +113,11 @@ func gctraceCharts(d *diagnose.Diagnosis, maxPoints int) ([]*chart, []string, er
 	} else {
 		missing = append(missing, "No GC CPU chart: this log format has neither timestamps nor the runtime's GC CPU figure (Go 1.5 and later print both).")
 	}
+	if s.CyclesTruncated {
+		for _, c := range charts {
+			c.Caption += fmt.Sprintf(" Only the first %d of the process's %d cycles were kept when the log was read: the chart draws those.", len(s.Cycles), s.Summary.Cycles)
+		}
+	}
 	return charts, missing, nil
 }
 

@@ -127,7 +127,7 @@ func (t *textWriter) header(d *diagnose.Diagnosis) {
 	}
 	t.printf("\n")
 	if r := d.Run; r != nil {
-		t.printf("  exit status %d after %s s", r.ExitCode, fmtNum(r.WallS))
+		t.printf("  exit status %s after %s s", r.Exit(), fmtNum(r.WallS))
 		if r.PeakRSS > 0 {
 			t.printf(", peak RSS %s", fmtBytes(r.PeakRSS))
 		}

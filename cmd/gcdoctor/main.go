@@ -1,6 +1,8 @@
 // Command gcdoctor diagnoses Go programs whose garbage collector costs too
-// much: it reads GODEBUG=gctrace=1 output (and, as they are added, traces,
-// profiles and source), explains what the GC is doing and says what to change.
+// much: it reads the evidence a program leaves (GODEBUG=gctrace=1 output,
+// heap and allocs profiles, execution traces, the compiler's escape
+// analysis, the source), says what the GC costs, why, what to change and
+// how to check the change worked. The commands live in internal/cli.
 package main
 
 import (

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/evidence"
 )
 
@@ -34,8 +35,8 @@ URL is the program's address (localhost:6060) or its /debug/pprof/ page.`,
 			if err := df.validate(); err != nil {
 				return err
 			}
-			if seconds < 0 || seconds > 600 {
-				return &usageError{fmt.Errorf("--seconds must be between 0 and 600")}
+			if seconds < 0 || seconds > collect.MaxTraceSeconds {
+				return &usageError{fmt.Errorf("--seconds must be between 0 and %d", collect.MaxTraceSeconds)}
 			}
 			return e.runAttach(cmd, args[0], out, seconds, top, &rf, &df)
 		},

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +42,9 @@ attached first), or from running a program (-- CMD).`,
 			}
 			if err := df.validate(); err != nil {
 				return err
+			}
+			if seconds < 0 || seconds > collect.MaxTraceSeconds {
+				return &usageError{fmt.Errorf("--seconds must be between 0 and %d", collect.MaxTraceSeconds)}
 			}
 			tr, err := tuneRequest(budget, goal)
 			if err != nil {

@@ -4,12 +4,15 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -47,18 +50,39 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// ctx is cancelled on Ctrl-C; nil in tests.
+	ctx context.Context
 }
 
 // Main runs gcdoctor with args (without the program name) and returns the
 // process exit code. It never calls os.Exit, so tests can drive it.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	ctx, stop := interrupts()
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx}
 	return e.run(args)
+}
+
+// interrupts returns a context that the first SIGINT or SIGTERM cancels,
+// so that reading and unpacking stop and clean up after themselves; a
+// second one then ends gcdoctor at once, as it would have without it.
+// Commands that run a program pass the signals on to it instead (see
+// collect.Spec.Signals).
+func interrupts() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 func (e *env) run(args []string) int {
 	root := newRootCmd(e)
 	root.SetArgs(dashArgs(root, args))
+	if e.ctx != nil {
+		root.SetContext(e.ctx)
+	}
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
