@@ -114,9 +114,9 @@ func (r *BenchRuns) Table() *Table {
 	}
 	t.addBenchRows(r.Bench)
 	t.addRunRows("", r.Runs)
-	t.Notes = append(t.Notes, "The per run figures (wall time, peak RSS and GC) cover a whole run of the test binary: every benchmark it ran, with the testing package's own collections.")
+	t.Caveats = append(t.Caveats, "The per run figures (wall time, peak RSS and GC) cover a whole run of the test binary: every benchmark it ran, with the testing package's own collections.")
 	if !r.FixedWork {
-		t.Notes = append(t.Notes, "Each run chose its own iteration counts, so GC counts do not compare across settings, and the pacer model, which predicts the same work under another setting, has nothing to say; -benchtime=Nx fixes both.")
+		t.Caveats = append(t.Caveats, "Each run chose its own iteration counts, so GC counts do not compare across settings, and the pacer model, which predicts the same work under another setting, has nothing to say; -benchtime=Nx fixes both.")
 		return t
 	}
 	t.addPredictions(r.Model, r.ModelErr)

@@ -37,8 +37,8 @@ func TestSampleStatistics(t *testing.T) {
 			if got := d.String(); got != tt.text {
 				t.Errorf("String() = %q, want %q", got, tt.text)
 			}
-			if tt.warning != "" && !slices.Contains(d.Warnings, tt.warning) {
-				t.Errorf("warnings %q lack %q", d.Warnings, tt.warning)
+			if tt.warning != "" && !slices.Contains(d.Caveats, tt.warning) {
+				t.Errorf("warnings %q lack %q", d.Caveats, tt.warning)
 			}
 		})
 	}
@@ -47,14 +47,14 @@ func TestSampleStatistics(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	s := Sample{5, 1, 4, 2, 3, 6, 7}
 	sum := s.Summarize()
-	if sum.N != 7 || sum.Median != 4 || sum.Lo > 4 || sum.Hi < 4 || math.IsInf(sum.Lo, 0) || len(sum.Warnings) != 0 {
+	if sum.N != 7 || sum.Median != 4 || sum.Lo > 4 || sum.Hi < 4 || math.IsInf(sum.Lo, 0) || len(sum.Caveats) != 0 {
 		t.Errorf("summary %+v", sum)
 	}
 	if !slices.Equal(s, Sample{5, 1, 4, 2, 3, 6, 7}) {
 		t.Errorf("Summarize reordered the sample: %v", s)
 	}
 	small := Sample{1, 2, 3}.Summarize()
-	if !math.IsInf(small.Hi, 1) || len(small.Warnings) != 1 || !strings.Contains(small.Warnings[0], "need >= 6 samples") {
+	if !math.IsInf(small.Hi, 1) || len(small.Caveats) != 1 || !strings.Contains(small.Caveats[0], "need >= 6 samples") {
 		t.Errorf("small summary %+v", small)
 	}
 	if e := (Sample{}).Summarize(); e.N != 0 || !math.IsNaN(e.Median) {

@@ -141,10 +141,10 @@ type Side struct {
 	Inputs []string  // the files and bundles read
 	Bench  *BenchSet // nil when no input held benchmark results
 	Runs   []Run
-	// Notes say what was left unread, as sentences: the files of a
+	// Caveats say what was left unread, as sentences: the files of a
 	// directory that are not regular files (a FIFO would block the read
 	// forever, a device never end it).
-	Notes []string
+	Caveats []string
 
 	// seen holds the directories read below one input, so that a
 	// symbolic link to a directory above does not loop forever.
@@ -171,8 +171,8 @@ func Load(spec string) (*Side, error) {
 	}
 	if len(s.Inputs) == 0 {
 		skipped := ""
-		if len(s.Notes) > 0 {
-			skipped = fmt.Sprintf(" (%d files that are not regular files skipped)", len(s.Notes))
+		if len(s.Caveats) > 0 {
+			skipped = fmt.Sprintf(" (%d files that are not regular files skipped)", len(s.Caveats))
 		}
 		return nil, fmt.Errorf("%s: no benchmark results or gctrace logs found%s", spec, skipped)
 	}
@@ -190,7 +190,7 @@ func (s *Side) add(path string, named bool) error {
 		if named {
 			return fmt.Errorf("%s: not a regular file or a directory", path)
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("Skipped %s: not a regular file.", path))
+		s.Caveats = append(s.Caveats, fmt.Sprintf("Skipped %s: not a regular file.", path))
 		return nil
 	}
 	if bundle.IsBundle(path) {
@@ -322,8 +322,8 @@ func Diff(before, after *Side, labels [2]string) (*Table, error) {
 	if len(t.Rows) == 0 {
 		return nil, fmt.Errorf("nothing to compare: %s holds %s, %s holds %s", labels[0], before.what(), labels[1], after.what())
 	}
-	t.Notes = append(t.Notes, before.Notes...)
-	t.Notes = append(t.Notes, after.Notes...)
+	t.Caveats = append(t.Caveats, before.Caveats...)
+	t.Caveats = append(t.Caveats, after.Caveats...)
 	return t, nil
 }
 

@@ -99,8 +99,8 @@ func TestLoadSkipsFIFO(t *testing.T) {
 				t.Errorf("inputs %q", s.Inputs)
 			}
 			want := "Skipped " + fifo + ": not a regular file."
-			if len(s.Notes) != 1 || s.Notes[0] != want {
-				t.Errorf("notes %q, want %q", s.Notes, want)
+			if len(s.Caveats) != 1 || s.Caveats[0] != want {
+				t.Errorf("notes %q, want %q", s.Caveats, want)
 			}
 			// The note reaches the comparison.
 			after, err := Load("testdata/after.txt")
@@ -111,8 +111,8 @@ func TestLoadSkipsFIFO(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(strings.Join(tab.Notes, "\n"), want) {
-				t.Errorf("table notes %q lack %q", tab.Notes, want)
+			if !strings.Contains(strings.Join(tab.Caveats, "\n"), want) {
+				t.Errorf("table notes %q lack %q", tab.Caveats, want)
 			}
 		})
 	}

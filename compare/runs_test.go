@@ -57,13 +57,13 @@ func TestSweepRuns(t *testing.T) {
 	if gc.Cells[1].Predicted.Value >= gc.Cells[0].Predicted.Value {
 		t.Errorf("predicted GC count at GOGC=400 (%v) not below GOGC=100 (%v)", gc.Cells[1].Predicted.Value, gc.Cells[0].Predicted.Value)
 	}
-	if !containsPrefix(tab.Notes, "Each setting ran 2 times") || !containsPrefix(tab.Notes, "CPU time is user plus system time") {
-		t.Errorf("notes %q", tab.Notes)
+	if !containsPrefix(tab.Caveats, "Each setting ran 2 times") || !containsPrefix(tab.Caveats, "CPU time is user plus system time") {
+		t.Errorf("notes %q", tab.Caveats)
 	}
 
 	// A run whose CPU time is unknown says so in a note.
 	add(1, "json-marshal.gogc400.r3.log", -1)
-	if notes := r.Table().Notes; !slices.Contains(notes, "CPU time could not be measured on this system.") {
+	if notes := r.Table().Caveats; !slices.Contains(notes, "CPU time could not be measured on this system.") {
 		t.Errorf("notes %q", notes)
 	}
 }

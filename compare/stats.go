@@ -59,9 +59,9 @@ type Summary struct {
 	// one (see Warnings).
 	Lo, Hi     float64
 	Confidence float64 // the interval's actual level, at least Confidence
-	// Warnings are caveats, such as "need >= 6 samples for confidence
+	// Caveats are caveats, such as "need >= 6 samples for confidence
 	// interval at level 0.95", meant as footnotes.
-	Warnings []string
+	Caveats []string
 }
 
 // Delta is the comparison of a sample with the baseline's.
@@ -80,9 +80,9 @@ type Delta struct {
 	// the metric's direction; false when not significant or the metric has
 	// none.
 	Better bool
-	// Warnings are caveats, such as "need >= 4 samples to detect a
+	// Caveats are caveats, such as "need >= 4 samples to detect a
 	// difference at alpha level 0.05" or "all samples are equal".
-	Warnings []string
+	Caveats []string
 }
 
 var thresholds = &benchmath.Thresholds{CompareAlpha: Alpha}
@@ -103,7 +103,7 @@ func (s Sample) Summarize() Summary {
 	bs := s.bench()
 	sum := benchmath.AssumeNothing.Summary(bs, Confidence)
 	return Summary{N: len(s), Median: sum.Center, Lo: sum.Lo, Hi: sum.Hi,
-		Confidence: sum.Confidence, Warnings: errorStrings(sum.Warnings)}
+		Confidence: sum.Confidence, Caveats: errorStrings(sum.Warnings)}
 }
 
 // Compare compares s with the baseline sample base, better being the
@@ -113,7 +113,7 @@ func (s Sample) Compare(base Sample, better int) Delta {
 		return Delta{Percent: math.NaN(), P: math.NaN(), N1: len(base), N2: len(s)}
 	}
 	c := benchmath.AssumeNothing.Compare(base.bench(), s.bench())
-	d := Delta{P: c.P, N1: c.N1, N2: c.N2, Significant: c.P < Alpha, Warnings: errorStrings(c.Warnings)}
+	d := Delta{P: c.P, N1: c.N1, N2: c.N2, Significant: c.P < Alpha, Caveats: errorStrings(c.Warnings)}
 	old, cur := base.Summarize().Median, s.Summarize().Median
 	switch {
 	case old == cur:

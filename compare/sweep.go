@@ -152,12 +152,12 @@ func (r *SweepRuns) Table() *Table {
 		n = len(r.Runs[0])
 	}
 	if len(r.Settings) > 1 {
-		t.Notes = append(t.Notes, fmt.Sprintf("Each setting ran %d times, the settings interleaved so that a drift of the machine affects them alike.", n))
+		t.Caveats = append(t.Caveats, fmt.Sprintf("Each setting ran %d times, the settings interleaved so that a drift of the machine affects them alike.", n))
 	}
 	if !cpuMeasured(r.Runs) {
-		t.Notes = append(t.Notes, "CPU time could not be measured on this system.")
+		t.Caveats = append(t.Caveats, "CPU time could not be measured on this system.")
 	} else {
-		t.Notes = append(t.Notes, "CPU time is user plus system time of the program and the processes it waited for.")
+		t.Caveats = append(t.Caveats, "CPU time is user plus system time of the program and the processes it waited for.")
 	}
 	t.addPredictions(r.Model, r.ModelErr)
 	return t
@@ -172,11 +172,11 @@ func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
 	if m == nil {
 		if modelErr != nil {
 			t.ModelErr = modelErr.Error()
-			t.Notes = append(t.Notes, "No predictions: the pacer model could not be fitted from the first run of "+t.Settings[0].String()+": "+modelErr.Error())
+			t.Caveats = append(t.Caveats, "No predictions: the pacer model could not be fitted from the first run of "+t.Settings[0].String()+": "+modelErr.Error())
 		}
 		return
 	}
-	t.Notes = append(t.Notes, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+t.Settings[0].String()+" expects for the same work, its likely range in brackets.")
+	t.Caveats = append(t.Caveats, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+t.Settings[0].String()+" expects for the same work, its likely range in brackets.")
 	for i, s := range t.Settings {
 		p := m.Predict(s)
 		set := func(metric Metric, v pacer.Range) {

@@ -19,8 +19,8 @@ type Table struct {
 	// such as "GOGC=50".
 	Columns []string
 	Rows    []*Row
-	// Notes are caveats on the whole table, as sentences.
-	Notes []string
+	// Caveats are caveats on the whole table, as sentences.
+	Caveats []string
 
 	// Kind is what made the table: "diff", "sweep" or "bench".
 	Kind string

@@ -157,8 +157,8 @@ type Diagnosis struct {
 	GOGC      string
 	Run       *RunInfo
 	Findings  []Finding
-	// Notes are caveats on the diagnosis as a whole.
-	Notes []string
+	// Caveats are caveats on the diagnosis as a whole.
+	Caveats []string
 	// Heap is the allocation profile evidence, if any.
 	Heap  *HeapEvidence
 	Trace *TraceEvidence
@@ -252,7 +252,7 @@ func Diagnose(in *Input) *Diagnosis {
 			f.Command = ev.checkCommand(f)
 		}
 	}
-	d.Notes = ev.notes(in)
+	d.Caveats = ev.notes(in)
 	return d
 }
 

@@ -91,7 +91,7 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 			{Label: "peak heap predicted", Value: r.Expected.PeakHeap.Value / (1 << 20), Unit: "MiB", Source: seg.Input},
 		}
 		f.Remedy = fmt.Sprintf("After the code fixes, run with %s (or debug.SetGCPercent and debug.SetMemoryLimit at start-up). %s.", r.Setting, strings.Join(r.Reasons, "; "))
-		f.Caveats = append(f.Caveats, r.Warnings...)
+		f.Caveats = append(f.Caveats, r.Caveats...)
 		f.Verify, f.Command = verify(r.Setting), sweep(r.Setting)
 		return f
 	}

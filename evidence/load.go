@@ -247,12 +247,12 @@ func (l *loader) caveats() {
 		}
 	}
 	if h := l.in.Heap; h != nil && h.Profile != nil {
-		for _, w := range h.Profile.Warnings {
+		for _, w := range h.Profile.Caveats {
 			l.set.note("%s: %s", h.Name, w)
 		}
 	}
 	if t := l.in.Trace; t != nil && t.Result != nil {
-		for _, w := range t.Result.Warnings {
+		for _, w := range t.Result.Caveats {
 			l.set.note("%s: %s", t.Name, w)
 		}
 	}

@@ -32,11 +32,11 @@ type Options struct {
 	MaxGroups int
 	// MaxGoroutines bounds the goroutines followed at once (default 1<<20,
 	// a few hundred MB); further ones are left out of the goroutine
-	// figures, and Result.Warnings says so.
+	// figures, and Result.Caveats says so.
 	MaxGoroutines int
 	// MaxUtilSteps bounds the changes of mutator utilization kept for the
 	// MMU curve (default 1<<22, 48 MB); the curve then covers the trace up
-	// to the last one kept, and Result.Warnings says so.
+	// to the last one kept, and Result.Caveats says so.
 	MaxUtilSteps int
 }
 

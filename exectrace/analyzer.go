@@ -707,13 +707,13 @@ func (a *analyzer) finish() *Result {
 	res.MMU = a.util.curve(a.opts.MMUWindows, mmuEnd)
 
 	if a.unfollowed > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d goroutines alive at once: %d state changes of the others were not followed, so goroutine and group figures leave them out", a.opts.MaxGoroutines, a.unfollowed))
+		res.Caveats = append(res.Caveats, fmt.Sprintf("more than %d goroutines alive at once: %d state changes of the others were not followed, so goroutine and group figures leave them out", a.opts.MaxGoroutines, a.unfollowed))
 	}
 	if a.otherGroup {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d start functions: the goroutines of the others are counted together as %s", a.opts.MaxGroups, OtherGroups))
+		res.Caveats = append(res.Caveats, fmt.Sprintf("more than %d start functions: the goroutines of the others are counted together as %s", a.opts.MaxGroups, OtherGroups))
 	}
 	if a.util.full {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the MMU curve covers the first %.0f ms of the trace: it changed utilization more than %d times", float64(mmuEnd-int64(a.first))/1e6, a.opts.MaxUtilSteps))
+		res.Caveats = append(res.Caveats, fmt.Sprintf("the MMU curve covers the first %.0f ms of the trace: it changed utilization more than %d times", float64(mmuEnd-int64(a.first))/1e6, a.opts.MaxUtilSteps))
 	}
 	return res
 }

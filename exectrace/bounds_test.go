@@ -19,8 +19,8 @@ func TestBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(full.Warnings) != 0 {
-		t.Fatalf("warnings with the default bounds: %q", full.Warnings)
+	if len(full.Caveats) != 0 {
+		t.Fatalf("warnings with the default bounds: %q", full.Caveats)
 	}
 	tests := []struct {
 		name string
@@ -37,8 +37,8 @@ func TestBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], tt.want) {
-				t.Fatalf("warnings %q, want one starting %q", res.Warnings, tt.want)
+			if len(res.Caveats) != 1 || !strings.HasPrefix(res.Caveats[0], tt.want) {
+				t.Fatalf("warnings %q, want one starting %q", res.Caveats, tt.want)
 			}
 			if tt.opts.MaxGroups > 0 {
 				if len(res.Groups) > tt.opts.MaxGroups+1 || res.Group(OtherGroups) == nil {

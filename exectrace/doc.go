@@ -35,7 +35,7 @@
 // (MaxGoroutines), the groups (MaxGroups, beyond which start functions
 // share the group [OtherGroups]), the utilization steps (MaxUtilSteps),
 // the pauses listed (MaxStops) and the heap points (HeapPoints).
-// [Result.Warnings] says which bound was reached and what it left out, and
+// [Result.Caveats] says which bound was reached and what it left out, and
 // a trace that ends early or breaks part-way gives a result with
 // [Result.Partial] and [Result.PartialReason] set.
 //

@@ -19,9 +19,9 @@ type Result struct {
 	// them, and PartialReason is that error's message.
 	Partial       bool
 	PartialReason string
-	// Warnings are caveats on the figures, as sentences: what was left out
+	// Caveats are caveats on the figures, as sentences: what was left out
 	// to keep memory bounded (see Options).
-	Warnings []string
+	Caveats []string
 	// Events is the number of events read; Bytes the bytes of input read.
 	Events int64
 	Bytes  int64

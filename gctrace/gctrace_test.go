@@ -44,7 +44,7 @@ func dump(l *Log) string {
 		fmt.Fprintf(&b, "  live first=%d last=%d min=%d max=%d slope=%s r2=%s\n", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB, num(sm.LiveSlope), num(sm.LiveR2))
 		fmt.Fprintf(&b, "  peak_heap=%d (line %d) peak_total=%d goal=%d..%d stacks=%d globals=%d\n", sm.PeakHeapMB, sm.PeakHeapLine, sm.PeakTotalMB, sm.MinGoalMB, sm.MaxGoalMB, sm.MaxStacksMB, sm.MaxGlobalsMB)
 		fmt.Fprintf(&b, "  overshoot=%d max=%s%% (line %d) at_goal=%d back_to_back=%d min_heap=%d\n", sm.OvershootCycles, num(sm.MaxOvershootPct), sm.MaxOvershootLine, sm.AtGoalCycles, sm.BackToBackCycles, sm.MinHeapCycles)
-		for _, w := range s.Warnings {
+		for _, w := range s.Caveats {
 			fmt.Fprintf(&b, "  warning: %s\n", w)
 		}
 	}

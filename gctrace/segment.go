@@ -27,8 +27,8 @@ type Segment struct {
 	CyclesTruncated bool
 	// Scavenges counts scavenger lines attributed to the segment.
 	Scavenges int
-	// Warnings are caveats on the segment's figures, as sentences.
-	Warnings []string
+	// Caveats are caveats on the segment's figures, as sentences.
+	Caveats []string
 
 	acc *accum
 	// lastUse orders open segments for closing the least recently used.
@@ -323,7 +323,7 @@ func (sg *segmenter) start(input string, c *Cycle) *Segment {
 // released.
 func (sg *segmenter) close(s *Segment) {
 	s.Summary = s.acc.finish()
-	s.Warnings = append(s.Warnings, warnings(s)...)
+	s.Caveats = append(s.Caveats, warnings(s)...)
 	s.acc = nil
 }
 

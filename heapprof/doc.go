@@ -28,6 +28,6 @@
 // its first bytes, decompresses gzip itself within [MaxDecompressed] (a
 // gzip bomb is refused before any of it is held), and reads at most
 // [MaxSamples] samples, the heaviest, so that memory follows what is kept
-// rather than what the input holds; [Profile.Warnings] and the header of
+// rather than what the input holds; [Profile.Caveats] and the header of
 // [Top] say what was left out.
 package heapprof

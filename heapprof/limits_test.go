@@ -150,8 +150,8 @@ func TestSampleBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.SamplesDropped != 0 || len(full.Warnings) != 0 {
-		t.Fatalf("nothing should be dropped with the default bounds: %d, %q", full.SamplesDropped, full.Warnings)
+	if full.SamplesDropped != 0 || len(full.Caveats) != 0 {
+		t.Fatalf("nothing should be dropped with the default bounds: %d, %q", full.SamplesDropped, full.Caveats)
 	}
 	tests := []struct {
 		name              string
@@ -192,8 +192,8 @@ func TestSampleBound(t *testing.T) {
 			if !strings.Contains(top.String(), fmt.Sprintf("; %d lightest samples not read (alloc_space ", p.SamplesDropped)) {
 				t.Errorf("header %q does not admit the dropped samples", top)
 			}
-			if len(p.Warnings) != 1 || !strings.HasPrefix(p.Warnings[0], fmt.Sprintf("%d of the profile's 50 samples were read, the heaviest by alloc_space", tt.kept)) {
-				t.Errorf("warnings %q", p.Warnings)
+			if len(p.Caveats) != 1 || !strings.HasPrefix(p.Caveats[0], fmt.Sprintf("%d of the profile's 50 samples were read, the heaviest by alloc_space", tt.kept)) {
+				t.Errorf("warnings %q", p.Caveats)
 			}
 			// Locations of dropped samples, and unused ones, are gone.
 			if len(p.frames) != 3*tt.kept {

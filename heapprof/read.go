@@ -80,9 +80,9 @@ type Profile struct {
 	// include them; the samples, sites and Samples do not.
 	SamplesDropped int
 	DroppedBy      string // the sample type the dropped samples were lightest by
-	// Warnings are caveats on what Read could make of the profile, as
+	// Caveats are caveats on what Read could make of the profile, as
 	// sentences.
-	Warnings []string
+	Caveats []string
 
 	samples []sample
 	// frames holds every distinct frame once; samples' stacks index it.
@@ -373,7 +373,7 @@ func parse(data []byte, name string) (*Profile, error) {
 		p.TotalInuseBytes += p.dropped[vInuseBytes]
 		p.TotalInuseObjects += p.dropped[vInuseObjects]
 		p.SamplesDropped, p.DroppedBy = red.dropped, red.by
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d of the profile's %d samples were read, the heaviest by %s; the %d lightest (%s) count in the totals but in no site",
+		p.Caveats = append(p.Caveats, fmt.Sprintf("%d of the profile's %d samples were read, the heaviest by %s; the %d lightest (%s) count in the totals but in no site",
 			p.Samples, red.samples, red.by, red.dropped, droppedShare(p, red)))
 	}
 	return p, nil

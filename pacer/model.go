@@ -111,7 +111,7 @@ type Model struct {
 	// given, else a fixed estimate; see nonHeapBaseMiB).
 	RuntimeOverheadMiB float64
 
-	Warnings []string // caveats on the fit, as sentences
+	Caveats []string // caveats on the fit, as sentences
 
 	points   []point
 	forcedAt []float64 // cumulative allocation at each forced cycle, MiB
@@ -190,7 +190,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		}
 	}
 	if seg.CyclesTruncated {
-		m.Warnings = append(m.Warnings, "the log has more cycles than were kept: the model sees only the first ones")
+		m.Caveats = append(m.Caveats, "the log has more cycles than were kept: the model sees only the first ones")
 	}
 
 	var (
@@ -355,7 +355,7 @@ func (m *Model) fitPinned(used []float64) {
 		m.RunwayRatioSD = stddev(used) / mean
 		m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(used)))
 	}
-	m.Warnings = append(m.Warnings, fmt.Sprintf("no cycle in the log had a runway: the heap was at its goal when each started (the goal pinned at the live heap, a GC death spiral if a memory limit set it), so the pacer's trigger is not seen; a longer runway is assumed used to the end, plus the %.1f MiB a cycle allocated while marking", mean))
+	m.Caveats = append(m.Caveats, fmt.Sprintf("no cycle in the log had a runway: the heap was at its goal when each started (the goal pinned at the live heap, a GC death spiral if a memory limit set it), so the pacer's trigger is not seen; a longer runway is assumed used to the end, plus the %.1f MiB a cycle allocated while marking", mean))
 }
 
 // finish fits what does not depend on the runway: the cost line, the GOGC
@@ -375,21 +375,21 @@ func (m *Model) finish(opts Options, seg *gctrace.Segment, scans, costs, inferre
 		if o > 0 {
 			m.RuntimeOverheadMiB = o
 		} else {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("the RSS given (%s) is below the peak heap plus stacks and globals; it is ignored", FormatSize(opts.RSS)))
+			m.Caveats = append(m.Caveats, fmt.Sprintf("the RSS given (%s) is below the peak heap plus stacks and globals; it is ignored", FormatSize(opts.RSS)))
 		}
 	}
 
 	if m.InferredGOGC > 0 && m.Observed.GOGC > 0 && relDiff(float64(m.InferredGOGC), float64(m.Observed.GOGC)) > 0.25 {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("the heap goals look like GOGC=%d, not the GOGC=%d given: predictions use the goals as printed, so they stand, but check the setting", m.InferredGOGC, m.Observed.GOGC))
+		m.Caveats = append(m.Caveats, fmt.Sprintf("the heap goals look like GOGC=%d, not the GOGC=%d given: predictions use the goals as printed, so they stand, but check the setting", m.InferredGOGC, m.Observed.GOGC))
 	}
 	if m.RunwayRatioSD > 0.5*m.RunwayRatio {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("the runway the program used varies a lot from cycle to cycle (ratio %.2f ± %.2f): its allocation is bursty", m.RunwayRatio, m.RunwayRatioSD))
+		m.Caveats = append(m.Caveats, fmt.Sprintf("the runway the program used varies a lot from cycle to cycle (ratio %.2f ± %.2f): its allocation is bursty", m.RunwayRatio, m.RunwayRatioSD))
 	}
 	if Valid(m.LiveSlopeMiBPerS) && m.LiveR2 > 0.5 && m.LiveSlopeMiBPerS*m.WallS > 0.5*m.LiveMeanMiB {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
+		m.Caveats = append(m.Caveats, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
 	}
 	if nPaced := m.Cycles - m.Forced; nPaced < 10 {
-		m.Warnings = append(m.Warnings, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
+		m.Caveats = append(m.Caveats, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
 	}
 }
 

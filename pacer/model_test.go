@@ -166,7 +166,7 @@ func TestRecommend(t *testing.T) {
 				for _, s := range r.Reasons {
 					fmt.Fprintf(&b, "  reason: %s\n", s)
 				}
-				for _, s := range r.Warnings {
+				for _, s := range r.Caveats {
 					fmt.Fprintf(&b, "  warning: %s\n", s)
 				}
 				if r.Setting.MemoryLimit <= 0 || r.Setting.MemoryLimit > budget*95/100 {
@@ -227,8 +227,8 @@ func TestFitPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(m.Warnings, " "), "no cycle in the log had a runway") {
-		t.Errorf("warnings %q do not say the goal was pinned", m.Warnings)
+	if !strings.Contains(strings.Join(m.Caveats, " "), "no cycle in the log had a runway") {
+		t.Errorf("warnings %q do not say the goal was pinned", m.Caveats)
 	}
 	if m.ShortfallMiB > -100 {
 		t.Errorf("shortfall %.1f MiB: each cycle allocated 130–200 MiB past its goal", m.ShortfallMiB)

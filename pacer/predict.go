@@ -306,8 +306,8 @@ func (m *Model) Predict(s Setting) Prediction {
 	if mid.paced < 5 && s.GOGC != Off {
 		p.Caveats = append(p.Caveats, "fewer than 5 cycles predicted: one cycle more or less is a large relative change")
 	}
-	if len(m.Warnings) > 0 {
-		p.Caveats = append(p.Caveats, m.Warnings...)
+	if len(m.Caveats) > 0 {
+		p.Caveats = append(p.Caveats, m.Caveats...)
 	}
 	p.Risk, p.RiskReason = m.risk(s, mid, p)
 	return p

@@ -36,7 +36,7 @@ type Recommendation struct {
 	// 3%, peak heap 450 → 900 MiB, under the 2 GiB limit".
 	Gain     string
 	Reasons  []string // why this setting, as sentences
-	Warnings []string // what to avoid or watch, as sentences
+	Caveats []string // what to avoid or watch, as sentences
 }
 
 // candidateGOGC are the GOGC values Recommend tries under the limit.
@@ -96,9 +96,9 @@ func Recommend(m *Model, budget int64, obj Objective) Recommendation {
 		}
 		rec.Expected = m.Predict(rec.Setting)
 		if m.LiveMaxMiB >= 0.8*share {
-			rec.Warnings = append(rec.Warnings, fmt.Sprintf("no setting is safe in a %s budget: the live heap (up to %.0f MiB) leaves too little of the limit's heap share (about %.0f MiB); reduce the live heap or raise the budget", FormatSize(budget), m.LiveMaxMiB, share))
+			rec.Caveats = append(rec.Caveats, fmt.Sprintf("no setting is safe in a %s budget: the live heap (up to %.0f MiB) leaves too little of the limit's heap share (about %.0f MiB); reduce the live heap or raise the budget", FormatSize(budget), m.LiveMaxMiB, share))
 		} else {
-			rec.Warnings = append(rec.Warnings, fmt.Sprintf("the %s budget is too small to keep the heap below 80%% of the limit's heap share (about %.0f MiB) at any GOGC: keeping GOGC=%s, with the limit as a backstop", FormatSize(budget), share, gogcString(rec.Setting.GOGC)))
+			rec.Caveats = append(rec.Caveats, fmt.Sprintf("the %s budget is too small to keep the heap below 80%% of the limit's heap share (about %.0f MiB) at any GOGC: keeping GOGC=%s, with the limit as a backstop", FormatSize(budget), share, gogcString(rec.Setting.GOGC)))
 		}
 	} else {
 		for i := range preds {
@@ -115,15 +115,15 @@ func Recommend(m *Model, budget int64, obj Objective) Recommendation {
 	rec.Gain = fmt.Sprintf("GC CPU %s → %s, peak heap %.0f → %.0f MiB, RSS about %.0f MiB, under the %s limit",
 		pct(b.GCCPUFraction.Value), pct(e.GCCPUFraction.Value), b.PeakHeap.Value/(1<<20), e.PeakHeap.Value/(1<<20), e.RSS.Value/(1<<20), FormatSize(limit))
 	if e.Risk > RiskLow {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("death-spiral risk %s: %s", e.Risk, e.RiskReason))
+		rec.Caveats = append(rec.Caveats, fmt.Sprintf("death-spiral risk %s: %s", e.Risk, e.RiskReason))
 	} else if e.Risk == RiskLow {
 		rec.Reasons = append(rec.Reasons, fmt.Sprintf("death-spiral risk low: %s", e.RiskReason))
 	}
-	rec.Warnings = append(rec.Warnings,
+	rec.Caveats = append(rec.Caveats,
 		"do not add a heap ballast (a large allocation kept only to raise the heap goal): since Go 1.19 GOMEMLIMIT with a higher GOGC does the same job without the ballast's pitfalls, and a ballast counts as live heap against the limit",
 		"never run GOGC=off without GOMEMLIMIT: the heap then grows until the process is killed")
 	if m.GoMinor < 19 {
-		rec.Warnings = append(rec.Warnings, fmt.Sprintf("GOMEMLIMIT needs Go 1.19 and the log looks like Go 1.%d: upgrade first", m.GoMinor))
+		rec.Caveats = append(rec.Caveats, fmt.Sprintf("GOMEMLIMIT needs Go 1.19 and the log looks like Go 1.%d: upgrade first", m.GoMinor))
 	}
 	return rec
 }

@@ -43,12 +43,12 @@ func CompareText(w io.Writer, t *compare.Table, opt TextOptions) error {
 			tw.longSection(t, sec)
 		}
 	}
-	if len(tw.notes) > 0 || len(t.Notes) > 0 {
+	if len(tw.notes) > 0 || len(t.Caveats) > 0 {
 		tw.printf("\n%s\n", tw.style(ansiBold, "Notes"))
 		for i, n := range tw.notes {
 			tw.wrap("  "+superscript(i+1)+" ", "    ", n)
 		}
-		for _, n := range t.Notes {
+		for _, n := range t.Caveats {
 			tw.wrap("  • ", "    ", n)
 		}
 	}
@@ -172,13 +172,13 @@ func (t *textWriter) cellTexts(r *compare.Row) []cellText {
 		} else {
 			ct.center = f(c.Summary.Median)
 			ct.ci = ciPercent(c.Summary)
-			for _, w := range c.Summary.Warnings {
+			for _, w := range c.Summary.Caveats {
 				ct.marks += t.footnote(w)
 			}
 		}
 		if d := c.Delta; d != nil {
 			ct.delta = d.String()
-			for _, w := range d.Warnings {
+			for _, w := range d.Caveats {
 				ct.dmarks += t.footnote(w)
 			}
 			switch {
@@ -388,7 +388,7 @@ const CompareSchemaVersion = 1
 func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
 	doc := jsonCompare{SchemaVersion: CompareSchemaVersion, Tool: "gcdoctor", ToolVersion: toolVersion, Kind: t.Kind,
 		Title: t.Title, Command: t.Command, Config: nonNil(t.Config), Alpha: compare.Alpha, Confidence: compare.Confidence,
-		Rows: []jsonCompareRow{}, Notes: nonNil(t.Notes)}
+		Rows: []jsonCompareRow{}, Notes: nonNil(t.Caveats)}
 	for i, c := range t.Columns {
 		col := jsonCompareCol{Label: c}
 		if i < len(t.Settings) {
@@ -401,7 +401,7 @@ func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
 		jr := jsonCompareRow{Benchmark: r.Benchmark, Metric: r.Metric.Name, Unit: r.Metric.Unit, Better: r.Metric.Better}
 		for _, c := range r.Cells {
 			jc := jsonCompareCell{N: c.Summary.N, Values: []num{}, Median: num(c.Summary.Median), CILow: num(c.Summary.Lo),
-				CIHigh: num(c.Summary.Hi), CILevel: num(c.Summary.Confidence), Warnings: nonNil(c.Summary.Warnings)}
+				CIHigh: num(c.Summary.Hi), CILevel: num(c.Summary.Confidence), Warnings: nonNil(c.Summary.Caveats)}
 			if c.Summary.N == 0 {
 				jc.CILevel = num(math.NaN())
 			}
@@ -410,7 +410,7 @@ func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
 			}
 			if d := c.Delta; d != nil {
 				jc.Delta = &jsonCompareDelta{Percent: num(d.Percent), P: num(d.P), NBase: d.N1, N: d.N2,
-					Significant: d.Significant, Improvement: d.Better, Text: d.String(), Warnings: nonNil(d.Warnings)}
+					Significant: d.Significant, Improvement: d.Better, Text: d.String(), Warnings: nonNil(d.Caveats)}
 			}
 			if p := c.Predicted; p != nil {
 				jp := rangeJSON(*p)
@@ -423,7 +423,7 @@ func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
 	if t.ModelColumn >= 0 && (t.Model != nil || t.ModelErr != "") {
 		m := &jsonCompareModel{FromColumn: t.ModelColumn, Error: t.ModelErr, Warnings: []string{}}
 		if t.Model != nil {
-			m.Warnings = nonNil(t.Model.Warnings)
+			m.Warnings = nonNil(t.Model.Caveats)
 		}
 		doc.Model = m
 	}

@@ -97,7 +97,7 @@ func HTML(w io.Writer, d *diagnose.Diagnosis, opt HTMLOptions) error {
 		CSS:         template.CSS(htmlCSS),
 		ToolVersion: opt.ToolVersion,
 		Findings:    d.Findings,
-		Notes:       d.Notes,
+		Notes:       d.Caveats,
 	}
 	if len(d.Findings) > 0 {
 		pg.Severity = d.Findings[0].Severity.String()

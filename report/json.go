@@ -261,7 +261,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		}
 		findings = append(findings, jf)
 	}
-	doc = append(doc, field{"findings", findings}, field{"notes", nonNil(d.Notes)})
+	doc = append(doc, field{"findings", findings}, field{"notes", nonNil(d.Caveats)})
 	if d.FirstActions {
 		var acts []jsonAction
 		for i, f := range d.Actions(5) {
@@ -309,7 +309,7 @@ func gctraceJSON(d *diagnose.Diagnosis) []field {
 		js := jsonSegment{
 			Index: s.Index, Input: s.Input, FirstLine: s.FirstLine, LastLine: s.LastLine,
 			Label: s.Label, Process: s.Process, Format: s.Format.String(),
-			Summary: summaryJSON(&s.Summary), Warnings: nonNil(s.Warnings),
+			Summary: summaryJSON(&s.Summary), Warnings: nonNil(s.Caveats),
 		}
 		for i := range s.Cycles {
 			js.Cycles = append(js.Cycles, cycleJSON(&s.Cycles[i]))

@@ -59,9 +59,9 @@ func Markdown(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 			m.section(sec)
 		}
 	}
-	if len(d.Notes) > 0 {
+	if len(d.Caveats) > 0 {
 		m.printf("### Notes\n\n")
-		for _, n := range d.Notes {
+		for _, n := range d.Caveats {
 			m.printf("- %s\n", mdLine(mdProse(n, false)))
 		}
 		m.printf("\n")

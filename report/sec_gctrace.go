@@ -31,7 +31,7 @@ func gctraceSection(d *diagnose.Diagnosis) *Section {
 		for _, r := range glanceRows(s, inlineCaveat) {
 			sec.Rows = append(sec.Rows, Row{r[0], r[1]})
 		}
-		sec.Caveats = append(sec.Caveats, s.Warnings...)
+		sec.Caveats = append(sec.Caveats, s.Caveats...)
 	case len(segs) > 1:
 		sec.Title = "Processes"
 		sec.Intro = fmt.Sprintf("%d processes in the log, the most GC CPU time first", len(segs))

@@ -89,9 +89,9 @@ func tuningCaveats(tu *diagnose.TuningEvidence) []string {
 			out = append(out, s)
 		}
 	}
-	more := tu.Model.Warnings
+	more := tu.Model.Caveats
 	if r := tu.Recommendation; r != nil {
-		more = append(append([]string(nil), more...), r.Warnings...)
+		more = append(append([]string(nil), more...), r.Caveats...)
 	}
 	for _, s := range more {
 		if key := reasonKey(s); !seen[key] {
@@ -235,7 +235,7 @@ func tuningJSON(tu *diagnose.TuningEvidence) *jsonTuning {
 	jt.Model = &jsonModel{Cycles: m.Cycles, ForcedCycles: m.Forced, WallS: num(m.WallS), Procs: m.Procs,
 		GoMinor: m.GoMinor, ObservedGOGC: m.Observed.GOGC, ObservedMemlimit: m.Observed.MemoryLimit,
 		LiveMeanMB: num(m.LiveMeanMiB), AllocRateMBPerS: num(m.AllocRateMiBPerS), CostFixedMS: num(m.CostFixedMS),
-		CostPerMBMS: num(m.CostPerMiBMS), CostR2: num(m.CostR2), RunwayRatio: num(m.RunwayRatio), Caveats: nonNil(m.Warnings)}
+		CostPerMBMS: num(m.CostPerMiBMS), CostR2: num(m.CostR2), RunwayRatio: num(m.RunwayRatio), Caveats: nonNil(m.Caveats)}
 	jt.Predictions = append(jt.Predictions, predictionJSON(tu.Baseline, "observed"))
 	for _, p := range tu.Alternatives {
 		jt.Predictions = append(jt.Predictions, predictionJSON(p, "predicted"))
@@ -244,7 +244,7 @@ func tuningJSON(tu *diagnose.TuningEvidence) *jsonTuning {
 		jt.Predictions = append(jt.Predictions, predictionJSON(r.Expected, "recommended"))
 		jt.Recommendation = &jsonRecommendation{GOGC: r.Setting.GOGC, MemlimitBytes: r.Setting.MemoryLimit,
 			GOMEMLIMIT: pacer.GOMEMLIMIT(r.Setting.MemoryLimit), BudgetBytes: r.Budget, BudgetSource: tu.BudgetSource,
-			Gain: r.Gain, Reasons: nonNil(r.Reasons), Caveats: nonNil(r.Warnings)}
+			Gain: r.Gain, Reasons: nonNil(r.Reasons), Caveats: nonNil(r.Caveats)}
 	}
 	return jt
 }

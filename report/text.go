@@ -97,7 +97,7 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	if d.FirstActions {
 		t.actions(d)
 	}
-	for _, n := range d.Notes {
+	for _, n := range d.Caveats {
 		t.footnote(n)
 	}
 	if len(t.notes) > 0 {

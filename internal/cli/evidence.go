@@ -63,7 +63,7 @@ func (e *env) progress(name string, size int64) (func(int64), func()) {
 // last of them is the command's error.
 func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags, doctor bool) error {
 	d := diagnose.Diagnose(set.Input)
-	d.Notes = append(d.Notes, set.Notes...)
+	d.Caveats = append(d.Caveats, set.Notes...)
 	d.FirstActions = doctor
 	err := e.emit(cmd, d, rf)
 	return e.failed(set, err)

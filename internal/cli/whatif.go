@@ -94,7 +94,7 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 	}
 	in.Tune = tr
 	d := diagnose.Diagnose(in)
-	d.Notes = append(d.Notes, set.Notes...)
+	d.Caveats = append(d.Caveats, set.Notes...)
 	tu := d.Tuning
 	if tu == nil {
 		return fmt.Errorf("%s: no process with GC cycles", path)

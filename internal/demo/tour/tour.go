@@ -320,7 +320,7 @@ func diagnoseRun(ctx context.Context, s *Spec, run *Run) error {
 	}
 	in.Tune = &diagnose.TuneRequest{Objective: pacer.CPU}
 	d := diagnose.Diagnose(in)
-	d.Notes = append(d.Notes, set.Notes...)
+	d.Caveats = append(d.Caveats, set.Notes...)
 	d.FirstActions = true
 	run.Diagnosis = d
 	var seg *gctrace.Segment
@@ -401,13 +401,13 @@ func Table(before, after *Run) *compare.Table {
 	} {
 		tab.Rows = append(tab.Rows, compare.NewRow("", m.metric, []compare.Sample{sample(before, m.f), sample(after, m.f)}))
 	}
-	tab.Notes = append(tab.Notes, fmt.Sprintf("Peak RSS: %d MiB (%s), %d MiB (%s), over each server's whole life.", before.PeakRSS>>20, before.Variant, after.PeakRSS>>20, after.Variant))
+	tab.Caveats = append(tab.Caveats, fmt.Sprintf("Peak RSS: %d MiB (%s), %d MiB (%s), over each server's whole life.", before.PeakRSS>>20, before.Variant, after.PeakRSS>>20, after.Variant))
 	if before.Errors+after.Errors > 0 {
 		first := before.FirstErr
 		if first == "" {
 			first = after.FirstErr
 		}
-		tab.Notes = append(tab.Notes, fmt.Sprintf("Failed requests: %d (%s), %d (%s); first: %s", before.Errors, before.Variant, after.Errors, after.Variant, first))
+		tab.Caveats = append(tab.Caveats, fmt.Sprintf("Failed requests: %d (%s), %d (%s); first: %s", before.Errors, before.Variant, after.Errors, after.Variant, first))
 	}
 	return tab
 }
