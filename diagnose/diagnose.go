@@ -111,8 +111,8 @@ type RunInfo struct {
 	// meta.json may not say.
 	ExitCode  int
 	ExitKnown bool
-	WallS    float64 // s
-	PeakRSS  int64   // bytes
+	WallS     float64 // s
+	PeakRSS   int64   // bytes
 	// The program's environment as it ran: Go version from its build info,
 	// GOGC, GOMEMLIMIT and GOMAXPROCS as set ("" unset), the machine's
 	// CPUs and the cgroup memory limit (0 when none).

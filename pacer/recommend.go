@@ -34,8 +34,8 @@ type Recommendation struct {
 	Expected Prediction // the recommended setting
 	// Gain states the expected change as numbers, such as "GC CPU 12% →
 	// 3%, peak heap 450 → 900 MiB, under the 2 GiB limit".
-	Gain     string
-	Reasons  []string // why this setting, as sentences
+	Gain    string
+	Reasons []string // why this setting, as sentences
 	Caveats []string // what to avoid or watch, as sentences
 }
 
