@@ -147,6 +147,9 @@ type Input struct {
 	Tune *TuneRequest
 	// Bundle is the evidence bundle the input was read from, "" when none.
 	Bundle string
+	// Extensions are the evidence of kinds that packages outside diagnose
+	// add (see Extension).
+	Extensions []Extension
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the
@@ -175,6 +178,8 @@ type Diagnosis struct {
 	// FirstActions asks the report for a "what to do first" list (see
 	// Actions): the doctor's summary of all the evidence.
 	FirstActions bool
+	// Extensions are the Input's, for the report's sections.
+	Extensions []Extension
 }
 
 // Actions returns what to do first: at most n findings, warnings and
@@ -220,7 +225,8 @@ func Diagnose(in *Input) *Diagnosis {
 		cp.Log = &gctrace.Log{}
 		in = &cp
 	}
-	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace, Lint: in.Lint}
+	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace, Lint: in.Lint,
+		Extensions: in.Extensions}
 	ev := newEvidenceView(in)
 	d.heapSites = ev.heapSites()
 	if in.Lint != nil {
@@ -242,6 +248,11 @@ func Diagnose(in *Input) *Diagnosis {
 		}
 		if r.checkAll != nil {
 			for _, f := range r.checkAll(ev) {
+				found = append(found, r.fill(f, nil))
+			}
+		}
+		if r.Judge != nil {
+			for _, f := range r.Judge(in) {
 				found = append(found, r.fill(f, nil))
 			}
 		}

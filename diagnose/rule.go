@@ -29,6 +29,10 @@ type Rule struct {
 	// heap explains high GC CPU, not the other way round).
 	Rank int
 
+	// Judge is how a rule registered from outside the package (Register)
+	// judges the evidence, its own kind among Input.Extensions included.
+	Judge func(in *Input) []*Finding
+
 	// check judges one gctrace segment (process); checkAll judges the
 	// evidence as a whole and may report several findings.
 	check    func(*evidenceView, *gctrace.Segment) *Finding
@@ -42,7 +46,20 @@ var rules []*Rule
 
 // register adds a rule; rules are registered from their own files so that
 // adding a rule touches no shared list.
-func register(r *Rule) {
+func register(r *Rule) { registerFrom(r, 2) }
+
+// Register adds a rule that a package outside diagnose judges with
+// Rule.Judge, for evidence it adds itself (see Extension). It panics, as a
+// broken invariant, when the rule has no Judge, lacks documentation or
+// repeats an ID.
+func Register(r *Rule) {
+	if r.Judge == nil {
+		panic("diagnose: rule " + r.ID + " has no Judge")
+	}
+	registerFrom(r, 2)
+}
+
+func registerFrom(r *Rule, skip int) {
 	if r.ID == "" || r.Title == "" || r.Rationale == "" || r.Detection == "" || r.Remedy == "" || r.Verify == "" {
 		panic("diagnose: rule " + r.ID + " is missing documentation")
 	}
@@ -51,7 +68,7 @@ func register(r *Rule) {
 			panic("diagnose: duplicate rule " + r.ID)
 		}
 	}
-	if _, file, _, ok := runtime.Caller(1); ok {
+	if _, file, _, ok := runtime.Caller(skip); ok {
 		r.file = filepath.Base(file)
 	}
 	rules = append(rules, r)

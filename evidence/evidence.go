@@ -24,9 +24,9 @@ import (
 )
 
 // Kind is a set of kinds of evidence.
-type Kind uint8
+type Kind uint32
 
-// The kinds of evidence a file can hold.
+// The kinds of evidence gcdoctor reads itself; Register adds more.
 const (
 	// GCTrace is GODEBUG=gctrace=1 output: a log of GC cycles.
 	GCTrace Kind = 1 << iota
@@ -34,8 +34,8 @@ const (
 	Heap
 	// Trace is a runtime execution trace.
 	Trace
-	// All is every kind.
-	All = GCTrace | Heap | Trace
+	// All is every kind, registered ones included.
+	All = ^Kind(0)
 )
 
 // String names the kinds in k, e.g. "gctrace log" or "heap profile or

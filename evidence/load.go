@@ -68,7 +68,7 @@ func newLoader(ctx context.Context, opt *Options) *loader {
 // found reports whether any evidence was read: the source checks count,
 // since they are worth reporting on their own.
 func (l *loader) found() bool {
-	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil || l.in.Lint != nil
+	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil || l.in.Lint != nil || len(l.in.Extensions) > 0
 }
 
 // file reads one input the user named.
@@ -98,10 +98,7 @@ func (l *loader) file(name string) error {
 	}
 	br := bufio.NewReaderSize(ctxReader{l.ctx, r}, 64<<10)
 	rd := sniffKind(br, l.opt.want())
-	if rd == nil || l.opt.want()&rd.kind == 0 {
-		if rd == nil {
-			return fmt.Errorf("%s: not %s", display, article(l.opt.want().String()))
-		}
+	if l.opt.want()&rd.kind == 0 {
 		return fmt.Errorf("%s: %s, not %s (%s reads it)", display, article(rd.name), article(l.opt.want().String()), rd.command)
 	}
 	return rd.read(l, br, display, size)
@@ -145,7 +142,9 @@ func LoadBundle(ctx context.Context, path string, opt Options) (*Set, error) {
 			}
 		}
 		if file == "" {
-			l.set.note("%s", rd.missing)
+			if rd.missing != "" {
+				l.set.note("%s", rd.missing)
+			}
 			continue
 		}
 		if err := l.bundleFile(b, rd, file, dir+file); err != nil {

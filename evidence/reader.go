@@ -39,7 +39,7 @@ type reader struct {
 }
 
 // readers is every kind of evidence, in the order a diagnosis reads them
-// and files are sniffed (the fallback last).
+// and files are sniffed (the fallback last); Register adds to it.
 var readers = []*reader{
 	{
 		kind: Trace, name: "execution trace", command: "gcdoctor trace",
@@ -107,25 +107,27 @@ func readerFor(k Kind) *reader {
 	panic(fmt.Sprintf("evidence: no reader for %d", k))
 }
 
-// sniffKind tells which of the wanted kinds br holds. With one kind wanted
-// it is that kind, and its parser gives the error if the file is not.
+// sniffKind tells which kind of evidence br holds: the first reader whose
+// sniff claims it, wanted or not, so that a file of another kind is named
+// as such. What nothing claims is read as the one kind wanted, whose parser
+// then says what is wrong, or else by the fallback (gctrace).
 func sniffKind(br *bufio.Reader, want Kind) *reader {
-	var candidates []*reader
-	for _, r := range readers {
-		if want&r.kind != 0 {
-			candidates = append(candidates, r)
-		}
-	}
-	if len(candidates) == 1 {
-		return candidates[0]
-	}
 	head, _ := br.Peek(sniffLen)
 	for _, r := range readers {
-		if r.sniff == nil || r.sniff(head) {
+		if r.sniff != nil && r.sniff(head) {
 			return r
 		}
 	}
-	return nil
+	var wanted []*reader
+	for _, r := range readers {
+		if want&r.kind != 0 {
+			wanted = append(wanted, r)
+		}
+	}
+	if len(wanted) == 1 {
+		return wanted[0]
+	}
+	return readers[len(readers)-1]
 }
 
 func readGCTrace(l *loader, r io.Reader, name string, size int64) error {

@@ -231,25 +231,25 @@ func nonNil[T any](s []T) []T {
 func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 	doc := object{{"schema_version", SchemaVersion}, {"tool", "gcdoctor"}}
 	if toolVersion != "" {
-		doc = append(doc, field{"tool_version", toolVersion})
+		doc = append(doc, Field{"tool_version", toolVersion})
 	}
 	if d.GoVersion != "" {
-		doc = append(doc, field{"go_version", d.GoVersion})
+		doc = append(doc, Field{"go_version", d.GoVersion})
 	}
 	if d.GOGC != "" {
-		doc = append(doc, field{"gogc", d.GOGC})
+		doc = append(doc, Field{"gogc", d.GOGC})
 	}
-	doc = append(doc, field{"partial", d.Log.Partial()})
+	doc = append(doc, Field{"partial", d.Log.Partial()})
 	if r := d.Run; r != nil {
 		jr := jsonRun{Command: r.Command, WallS: num(r.WallS), PeakRSSBytes: r.PeakRSS}
 		if r.ExitKnown {
 			code := r.ExitCode
 			jr.ExitCode = &code
 		}
-		doc = append(doc, field{"run", jr})
+		doc = append(doc, Field{"run", jr})
 	}
 	for _, s := range build(d, nil) {
-		doc = append(doc, s.json...)
+		doc = append(doc, s.JSON...)
 	}
 	findings := []jsonFinding{}
 	for _, f := range d.Findings {
@@ -261,7 +261,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 		}
 		findings = append(findings, jf)
 	}
-	doc = append(doc, field{"findings", findings}, field{"notes", nonNil(d.Caveats)})
+	doc = append(doc, Field{"findings", findings}, Field{"notes", nonNil(d.Caveats)})
 	if d.FirstActions {
 		var acts []jsonAction
 		for i, f := range d.Actions(5) {
@@ -269,7 +269,7 @@ func JSON(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
 				Verify: f.Verify, Command: f.Command, Where: locationsJSON(f.Where)})
 		}
 		if len(acts) > 0 {
-			doc = append(doc, field{"actions", acts})
+			doc = append(doc, Field{"actions", acts})
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -289,7 +289,7 @@ func locationsJSON(ls []diagnose.Location) []jsonLocation {
 // gctraceJSON is the gctrace's part of the document: the inputs read, each
 // process with its summary (and cycles when kept), and the totals. The
 // keys are there, empty, without a log.
-func gctraceJSON(d *diagnose.Diagnosis) []field {
+func gctraceJSON(d *diagnose.Diagnosis) []Field {
 	inputs := []jsonInput{}
 	for _, in := range d.Log.Inputs {
 		ji := jsonInput{Name: in.Name, Lines: in.Lines, Bytes: in.Bytes, Cycles: in.Kinds[gctrace.KindCycle],
@@ -317,7 +317,7 @@ func gctraceJSON(d *diagnose.Diagnosis) []field {
 		segments = append(segments, js)
 	}
 	totals := jsonLogTotals{Segments: len(d.Log.Segments), Cycles: d.Log.Cycles(), SegmentsDropped: d.Log.SegmentsDropped}
-	return []field{{"inputs", inputs}, {"segments", segments}, {"totals", totals}}
+	return []Field{{"inputs", inputs}, {"segments", segments}, {"totals", totals}}
 }
 
 func summaryJSON(s *gctrace.Summary) jsonSummary {

@@ -30,7 +30,7 @@ func crossSection(d *diagnose.Diagnosis) *Section {
 		t.Rows = append(t.Rows, row)
 	}
 	sec.Tables = append(sec.Tables, t)
-	sec.json = []field{{"cross_checks", crossJSON(d)}}
+	sec.JSON = []Field{{"cross_checks", crossJSON(d)}}
 	return sec
 }
 

@@ -37,7 +37,7 @@ func gctraceSection(d *diagnose.Diagnosis) *Section {
 		sec.Intro = fmt.Sprintf("%d processes in the log, the most GC CPU time first", len(segs))
 		sec.Tables = append(sec.Tables, processTable(segs))
 	}
-	sec.json = gctraceJSON(d)
+	sec.JSON = gctraceJSON(d)
 	sec.charts = func(maxPoints int) ([]*chart, []string, error) { return gctraceCharts(d, maxPoints) }
 	return sec
 }

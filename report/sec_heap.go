@@ -37,7 +37,7 @@ func heapSection(d *diagnose.Diagnosis) *Section {
 	}
 	sec.Tables = append(sec.Tables, t)
 	hj, sites := heapJSON(d)
-	sec.json = []field{{"heap", hj}, {"sites", sites}}
+	sec.JSON = []Field{{"heap", hj}, {"sites", sites}}
 	return sec
 }
 

@@ -28,7 +28,7 @@ func lintSection(d *diagnose.Diagnosis) *Section {
 	if len(l.Broken) > 0 {
 		sec.Caveats = append(sec.Caveats, fmt.Sprintf("%s did not compile and were checked as far as possible: %s", plural(len(l.Broken), "package"), strings.Join(l.Broken, ", ")))
 	}
-	sec.json = []field{{"lint", lintJSON(d)}}
+	sec.JSON = []Field{{"lint", lintJSON(d)}}
 	if len(d.LintRanked) == 0 {
 		return sec
 	}

@@ -42,7 +42,7 @@ func traceSection(d *diagnose.Diagnosis) *Section {
 		sec.Tables = append(sec.Tables, t)
 	}
 	jt, jg, mmu, groups := traceJSON(d)
-	sec.json = []field{{"trace", jt}, {"gc", jg}, {"mmu", mmu}, {"goroutine_groups", groups}}
+	sec.JSON = []Field{{"trace", jt}, {"gc", jg}, {"mmu", mmu}, {"goroutine_groups", groups}}
 	return sec
 }
 

@@ -19,7 +19,7 @@ func tuningSection(d *diagnose.Diagnosis) *Section {
 		return nil
 	}
 	sec := &Section{ID: "tuning", Title: "Tuning (pacer model)", Source: tu.Segment.Input}
-	sec.json = []field{{"tuning", tuningJSON(tu)}}
+	sec.JSON = []Field{{"tuning", tuningJSON(tu)}}
 	m := tu.Model
 	if m == nil {
 		sec.Intro = "no model: " + tu.Err

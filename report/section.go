@@ -32,9 +32,10 @@ type Section struct {
 	// charts draws the section's charts for the HTML page and says which
 	// it cannot draw, and why; nil for a section without charts.
 	charts func(maxPoints int) (charts []*chart, missing []string, err error)
-	// json is the section's part of the JSON document: top-level keys, in
-	// order. A section may have keys and nothing to show elsewhere.
-	json []field
+	// JSON is the section's part of the JSON document: top-level keys, in
+	// order, each documented in docs/json.md. A section may have keys and
+	// nothing to show elsewhere.
+	JSON []Field
 }
 
 // Row is one headline figure of a section.
@@ -81,14 +82,15 @@ func (s *Section) empty() bool {
 	return s.Intro == "" && s.Alert == "" && len(s.Rows) == 0 && len(s.Tables) == 0 && len(s.Caveats) == 0
 }
 
-// field is a key of the JSON document and its value.
-type field struct {
-	key   string
-	value any
+// Field is a key of the JSON document and its value, which encodes with
+// encoding/json.
+type Field struct {
+	Key   string
+	Value any
 }
 
 // object is a JSON object whose keys keep their order.
-type object []field
+type object []Field
 
 // MarshalJSON encodes the fields in order, with HTML characters left as
 // they are (the document is data, not a page).
@@ -99,11 +101,11 @@ func (o object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := marshal(f.key)
+		k, err := marshal(f.Key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := marshal(f.value)
+		v, err := marshal(f.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -131,9 +133,18 @@ func marshal(v any) ([]byte, error) {
 type builder func(d *diagnose.Diagnosis) *Section
 
 // builders are the builders of every kind of evidence, in the order the
-// reports show them. Adding a kind of evidence to the reports is adding its
-// builder here.
+// reports show them: the built-in kinds, then those registered with
+// RegisterSection.
 var builders = []builder{gctraceSection, heapSection, traceSection, crossSection, lintSection, tuningSection}
+
+// RegisterSection adds the section of a kind of evidence that a package
+// outside report adds (see diagnose.Extension): build returns nil when
+// the diagnosis has none of it. Registered sections come after the
+// built-in ones, in the order they were registered. It is meant to be
+// called from an init function.
+func RegisterSection(build func(d *diagnose.Diagnosis) *Section) {
+	builders = append(builders, build)
+}
 
 // build returns the sections of a diagnosis, keeping those ids names (all
 // when ids is empty).

@@ -59,12 +59,12 @@ func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
 	g, r := wr.Group, wr.Recommendation
 	doc := object{{"schema_version", WorkersSchemaVersion}, {"tool", "gcdoctor"}}
 	if toolVersion != "" {
-		doc = append(doc, field{"tool_version", toolVersion})
+		doc = append(doc, Field{"tool_version", toolVersion})
 	}
-	doc = append(doc, field{"trace", wr.Trace}, field{"partial", wr.Partial}, field{"group", g.Name}, field{"count", g.Count},
-		field{"workers", r.Workers}, field{"range", r.Range}, field{"gomaxprocs", r.GOMAXPROCS},
-		field{"utilization", r.Utilization}, field{"wait_ratio", num(r.WaitRatio)}, field{"queue_ratio", num(r.QueueRatio)},
-		field{"explanation", nonNil(r.Explanation)})
+	doc = append(doc, Field{"trace", wr.Trace}, Field{"partial", wr.Partial}, Field{"group", g.Name}, Field{"count", g.Count},
+		Field{"workers", r.Workers}, Field{"range", r.Range}, Field{"gomaxprocs", r.GOMAXPROCS},
+		Field{"utilization", r.Utilization}, Field{"wait_ratio", num(r.WaitRatio)}, Field{"queue_ratio", num(r.QueueRatio)},
+		Field{"explanation", nonNil(r.Explanation)})
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
