@@ -18,6 +18,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 )
 
 // chart is one rendered figure of the HTML report.
@@ -129,7 +130,13 @@ func svgBytes(p *plot.Plot, w, h vg.Length) ([]byte, error) {
 	// Liberation Sans's metrics, so labels keep the widths the layout assumed.
 	out := bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"),
 		[]byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
-	return out, nil
+	// A label from the evidence may hold control characters, which XML
+	// forbids: written visibly, the image stays well-formed.
+	var clean bytes.Buffer
+	if _, err := (&terminal.Writer{W: &clean}).Write(out); err != nil {
+		return nil, err
+	}
+	return clean.Bytes(), nil
 }
 
 // series is one line of a chart and its legend entry.

@@ -29,7 +29,7 @@ func CompareText(w io.Writer, t *compare.Table, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	tw := &textWriter{w: w, opt: opt}
+	tw := newTextWriter(w, opt)
 	tw.wrap(tw.style(ansiBold, "gcdoctor:")+" ", "  ", t.Title)
 	for _, c := range t.Config {
 		tw.printf("%s\n", truncate(strings.TrimSpace(c), opt.Width))

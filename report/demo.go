@@ -18,7 +18,7 @@ func DemoText(w io.Writer, tab *compare.Table, before, after *diagnose.Diagnosis
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	t := &textWriter{w: w, opt: opt}
+	t := newTextWriter(w, opt)
 	list := func(d *diagnose.Diagnosis) string {
 		var s []string
 		for _, f := range d.Findings {
@@ -40,7 +40,7 @@ func Paragraph(w io.Writer, indent, text string, width int) error {
 	if width <= 0 {
 		width = 80
 	}
-	t := &textWriter{w: w, opt: TextOptions{Width: width}}
+	t := newTextWriter(w, TextOptions{Width: width})
 	t.wrap(indent, indent, text)
 	return t.err
 }

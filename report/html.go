@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 )
 
 // HTMLOptions tune HTML.
@@ -123,7 +124,9 @@ func HTML(w io.Writer, d *diagnose.Diagnosis, opt HTMLOptions) error {
 		}
 		pg.Sections = append(pg.Sections, hs)
 	}
-	return pageTmpl.Execute(w, pg)
+	// Control characters and bidirectional overrides from the evidence are
+	// shown visibly rather than reordering or hiding the page's text.
+	return pageTmpl.Execute(&terminal.Writer{W: w}, pg)
 }
 
 // runLine describes a program gcdoctor ran, "" when it ran none.

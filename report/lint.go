@@ -37,7 +37,7 @@ func LintText(w io.Writer, r *lint.Result, dir string, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	t := &textWriter{w: w, opt: opt}
+	t := newTextWriter(w, opt)
 	for _, b := range r.Broken {
 		t.printf("%s %s\n", t.style(ansiYellow, "does not compile:"), b.Package)
 		var errs []string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 )
 
 // mdWriter writes Markdown, remembering the first error.
@@ -36,7 +37,9 @@ func (m *mdWriter) table(head []string, rows [][]string) {
 // the evidence (file and function names, log lines, messages) is escaped,
 // so it shows as written and cannot add markup, HTML or table cells.
 func Markdown(w io.Writer, d *diagnose.Diagnosis, toolVersion string) error {
-	m := &mdWriter{w: w}
+	// Control characters from the evidence are written visibly: a report
+	// pasted into a terminal, or shown as Markdown, cannot act on either.
+	m := &mdWriter{w: &terminal.Writer{W: w}}
 	m.printf("## gcdoctor: %s\n\n", mdEscape(verdict(d)))
 	if len(d.Findings) > 0 {
 		m.printf("%s. ", severityCounts(d))

@@ -14,7 +14,7 @@ import (
 // RuleList writes every rule and source check, one line each, for
 // gcdoctor explain.
 func RuleList(w io.Writer) error {
-	t := &textWriter{w: w, opt: TextOptions{Width: 80}}
+	t := newTextWriter(w, TextOptions{Width: 80})
 	t.printf("From the evidence (gctrace, profiles, traces):\n")
 	for _, r := range diagnose.Rules() {
 		t.printf("  %-22s %-8s %s\n", r.ID, r.Severity, r.Title)

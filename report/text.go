@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 )
 
 // TextOptions tune Text.
@@ -28,6 +29,13 @@ type textWriter struct {
 	opt    TextOptions
 	err    error
 	notes  []string // footnotes, numbered in order of appearance
+}
+
+// newTextWriter returns a textWriter on w that escapes, visibly, every
+// character of the evidence that could act on a terminal (see
+// internal/terminal); only the report's own colours get through.
+func newTextWriter(w io.Writer, opt TextOptions) *textWriter {
+	return &textWriter{w: &terminal.Writer{W: w, Styles: opt.Color}, opt: opt}
 }
 
 func (t *textWriter) printf(format string, args ...any) {
@@ -79,7 +87,7 @@ func Text(w io.Writer, d *diagnose.Diagnosis, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	t := &textWriter{w: w, opt: opt}
+	t := newTextWriter(w, opt)
 	if len(d.Log.Inputs) == 1 {
 		t.single = d.Log.Inputs[0].Name
 	}

@@ -26,7 +26,7 @@ func WorkersText(w io.Writer, wr *Workers, opt TextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 80
 	}
-	t := &textWriter{w: w, opt: opt}
+	t := newTextWriter(w, opt)
 	g, rec := wr.Group, wr.Recommendation
 	t.printf("%s %s in %s\n", t.style(ansiBold, "gcdoctor workers:"), g.Name, truncateLeft(wr.Trace, max(opt.Width-22-runeLen(g.Name), 12)))
 	if wr.Partial {

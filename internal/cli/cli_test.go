@@ -339,3 +339,12 @@ func TestReportFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestStderrEscaped: a file name that carries control sequences is quoted
+// in the error visibly, not acted on by the terminal.
+func TestStderrEscaped(t *testing.T) {
+	_, stderr, code := run(t, "", nil, "gctrace", "missing\x1b]0;pwned\x07\u202e.log")
+	if code != 1 || strings.ContainsAny(stderr, "\x1b\x07\u202e") || !strings.Contains(stderr, `missing\x1b]0;pwned\x07\u202e.log`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

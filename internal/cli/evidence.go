@@ -48,7 +48,7 @@ func (e *env) evidenceOptions(want evidence.Kind, df *diagFlags) evidence.Option
 		Want: want, GoVersion: df.goVersion, GOGC: df.gogc,
 		Stdin:    e.stdin,
 		Progress: e.progress,
-		Say:      func(msg string) { fmt.Fprintf(e.stderr, "gcdoctor: %s\n", msg) },
+		Say:      func(msg string) { e.sayf("%s\n", msg) },
 	}
 }
 
@@ -77,10 +77,10 @@ func (e *env) failed(set *evidence.Set, err error) error {
 	}
 	last := len(set.Failed) - 1
 	for _, f := range set.Failed[:last] {
-		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", f)
+		e.sayf("%v\n", f)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", set.Failed[last])
+		e.sayf("%v\n", set.Failed[last])
 		return err
 	}
 	return &exitError{code: ExitError, err: set.Failed[last]}

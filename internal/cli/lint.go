@@ -84,7 +84,7 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 		return err
 	}
 	if f.sarifAlias != "" {
-		fmt.Fprintf(e.stderr, "gcdoctor: --sarif FILE is deprecated; use --format sarif -o FILE\n")
+		e.sayf("--sarif FILE is deprecated; use --format sarif -o FILE\n")
 	}
 	if len(args) == 0 {
 		args = []string{"./..."}
@@ -110,7 +110,7 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 		}
 	}
 	for _, ae := range res.AnalysisErrors {
-		fmt.Fprintf(e.stderr, "gcdoctor: %s\n", ae)
+		e.sayf("%s\n", ae)
 	}
 	e.printSkipped(res.Skipped, absDir(f.dir))
 	return lintExit(res, fixErr, f.rf.failOn)
@@ -121,14 +121,14 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 func (e *env) printSkipped(skipped []lint.SkippedFile, dir string) {
 	for i, s := range skipped {
 		if i == maxSkippedNotes {
-			fmt.Fprintf(e.stderr, "gcdoctor: … and %d more files with fixes not applied (--format json lists them all)\n", len(skipped)-i)
+			e.sayf("… and %d more files with fixes not applied (--format json lists them all)\n", len(skipped)-i)
 			break
 		}
 		file := s.File
 		if rel, err := filepath.Rel(dir, file); err == nil && len(rel) < len(file) {
 			file = rel // as the text report names files
 		}
-		fmt.Fprintf(e.stderr, "gcdoctor: %s: %s not applied: %s\n", file, lintCount(s.Fixes, "fix", "fixes"), s.Reason)
+		e.sayf("%s: %s not applied: %s\n", file, lintCount(s.Fixes, "fix", "fixes"), s.Reason)
 	}
 }
 

@@ -180,7 +180,7 @@ func emitDoc[T any](e *env, cmd *cobra.Command, formats []report.Format[T], doc 
 	if err := atomicfile.Write(f.output, 0o644, render); err != nil {
 		return fmt.Errorf("-o %s: %w", f.output, err)
 	}
-	fmt.Fprintf(e.stderr, "gcdoctor: %s written to %s\n", f.format, f.output)
+	e.sayf("%s written to %s\n", f.format, f.output)
 	return nil
 }
 

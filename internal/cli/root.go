@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 	"github.com/spf13/cobra"
 )
 
@@ -93,11 +94,11 @@ func (e *env) run(args []string) int {
 	var xe *exitError
 	if errors.As(err, &xe) {
 		if xe.err != nil {
-			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", xe.err)
+			e.sayf("%v\n", xe.err)
 		}
 		return xe.code
 	}
-	fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+	e.sayf("%v\n", err)
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsageError(err) {
 		fmt.Fprintf(e.stderr, "Run 'gcdoctor %s --help' for usage.\n", commandPathFor(root, args))
@@ -219,4 +220,12 @@ func dashArgs(root *cobra.Command, args []string) []string {
 		return args
 	}
 	return append([]string{args[0]}, singleDashLong(c.Flags(), args[1:])...)
+}
+
+// sayf prints a one-line message on standard error, prefixed with
+// gcdoctor's name. What the message quotes from the evidence (file names,
+// what a server answered) is escaped so that it cannot act on the
+// terminal (see internal/terminal).
+func (e *env) sayf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "gcdoctor: %s", terminal.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"))+"\n")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -83,11 +82,11 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	}
 	defer res.Cleanup()
 	if err != nil {
-		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
+		e.sayf("%v\n", err)
 	}
 	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles)
 	if derr != nil {
-		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v\n", strings.Join(args, " "), derr)
+		e.sayf("%s: %v\n", strings.Join(args, " "), derr)
 		code := res.ExitCode
 		if code == 0 {
 			code = ExitError
@@ -95,13 +94,13 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 		return &exitError{code: code}
 	}
 	if out != "" {
-		fmt.Fprintf(e.stderr, "gcdoctor: evidence kept in %s\n", out)
+		e.sayf("evidence kept in %s\n", out)
 	}
 	if err := e.emit(cmd, d, rf); err != nil {
 		var xe *exitError
 		if errors.As(err, &xe) && res.ExitCode != 0 {
 			// The program's own failure takes precedence over --fail-on.
-			fmt.Fprintf(e.stderr, "gcdoctor: %v\n", xe.err)
+			e.sayf("%v\n", xe.err)
 			return &exitError{code: res.ExitCode}
 		}
 		return err

@@ -148,7 +148,7 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
 	}
 	for _, f := range failures {
-		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v (this setting was not run again)\n", strings.Join(args, " "), f)
+		e.sayf("%s: %v (this setting was not run again)\n", strings.Join(args, " "), f)
 	}
 	if err := emitDoc(e, cmd, report.CompareFormats, runs.Table(), cf, ""); err != nil {
 		return err
