@@ -35,6 +35,9 @@ URL is the program's address (localhost:6060) or its /debug/pprof/ page.`,
 			if err := df.validate(); err != nil {
 				return err
 			}
+			if top < 1 || top > 1000 {
+				return &usageError{fmt.Errorf("--top must be between 1 and 1000")}
+			}
 			if seconds < 0 || seconds > collect.MaxTraceSeconds {
 				return &usageError{fmt.Errorf("--seconds must be between 0 and %d", collect.MaxTraceSeconds)}
 			}

@@ -45,8 +45,8 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 			if dash := cmd.ArgsLenAtDash(); dash > 1 || (dash < 0 && len(args) != 1) || dash == 0 {
 				return &usageError{errors.New("give one package (or test binary), then test binary flags after --")}
 			}
-			if count < 1 {
-				return &usageError{errors.New("--count must be at least 1")}
+			if count < 1 || count > maxCount {
+				return &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
 			}
 			settings, err := parseSettings(gogcs, limits)
 			if err != nil {

@@ -58,12 +58,13 @@ attached first), or from running a program (-- CMD).`,
 			// lists them only with --cycles.
 			opt.KeepCycles = true
 			opt.Source, opt.Dir, opt.Lint = source, dir, true
-			set, err := e.doctorEvidence(cmd, args, out, seconds, opt)
+			set, exit, err := e.doctorEvidence(cmd, args, out, seconds, opt)
 			if err != nil {
 				return e.loadFailed(set, err)
 			}
 			set.Input.Tune = tr
-			return e.diagnoseSet(cmd, set, &rf, true)
+			err = e.diagnoseSet(cmd, set, &rf, true)
+			return programExit(e, exit, err)
 		},
 	}
 	cmd.Flags().StringSliceVar(&source, "source", nil, "package patterns to check (gcdoctor lint, ranked by the profile) and to explain the profile's sites with escape analysis (e.g. ./...)")
@@ -80,7 +81,8 @@ attached first), or from running a program (-- CMD).`,
 
 // doctorEvidence gathers the evidence doctor diagnoses: it runs the
 // program after --, attaches to a URL, or reads files and bundles.
-func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seconds int, opt evidence.Options) (*evidence.Set, error) {
+// The exit status is the program's, 0 when none was run.
+func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seconds int, opt evidence.Options) (*evidence.Set, int, error) {
 	ctx := cmd.Context()
 	switch {
 	case cmd.ArgsLenAtDash() == 0:
@@ -88,29 +90,32 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 		if out == "" {
 			tmp, err := os.MkdirTemp("", "gcdoctor-doctor-")
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			defer os.RemoveAll(tmp) // made here, holding only what this run wrote
 			out = filepath.Join(tmp, "bundle")
 		}
 		bw, err := bundle.Create(out)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		res, err := collect.Run(context.Background(), collect.Spec{Path: args[0], Args: args[1:], Stdin: e.stdin,
 			Stdout: cmd.OutOrStdout(), Stderr: e.stderr, Out: bw, Signals: true, ToolVersion: version()})
 		if res == nil {
-			return nil, err
+			return nil, 0, err
 		}
 		res.Cleanup()
-		return evidence.LoadBundle(ctx, out, opt)
+		set, err := evidence.LoadBundle(ctx, out, opt)
+		return set, res.ExitCode, err
 	case len(args) == 1 && isURL(args[0]):
 		if out == "" {
 			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")
 		}
-		return evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+		set, err := evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+		return set, 0, err
 	}
-	return evidence.Load(ctx, args, opt)
+	set, err := evidence.Load(ctx, args, opt)
+	return set, 0, err
 }
 
 // isURL reports whether arg names a running program rather than a file:

@@ -96,19 +96,7 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if out != "" {
 		e.sayf("evidence kept in %s\n", out)
 	}
-	if err := e.emit(cmd, d, rf); err != nil {
-		var xe *exitError
-		if errors.As(err, &xe) && res.ExitCode != 0 {
-			// The program's own failure takes precedence over --fail-on.
-			e.sayf("%v\n", xe.err)
-			return &exitError{code: res.ExitCode}
-		}
-		return err
-	}
-	if res.ExitCode != 0 {
-		return &exitError{code: res.ExitCode}
-	}
-	return nil
+	return programExit(e, res.ExitCode, e.emit(cmd, d, rf))
 }
 
 // diagnoseRun parses the gctrace a run left and diagnoses it with what the
@@ -120,4 +108,24 @@ func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *di
 		return nil, err
 	}
 	return diagnose.Diagnose(set.Input), nil
+}
+
+// programExit is how a command that ran a program ends: with the
+// program's exit status when it failed, which takes precedence over
+// --fail-on (said, then), so that a CI step running the program under
+// gcdoctor fails as it would have without it.
+func programExit(e *env, code int, err error) error {
+	var xe *exitError
+	switch {
+	case code == 0:
+		return err
+	case err == nil:
+		return &exitError{code: code}
+	case errors.As(err, &xe) && xe.code == ExitFailOn:
+		if xe.err != nil {
+			e.sayf("%v\n", xe.err)
+		}
+		return &exitError{code: code}
+	}
+	return err
 }

@@ -99,6 +99,12 @@ func TestRunExitStatus(t *testing.T) {
 	if code != 7 {
 		t.Errorf("exit %d, want the program's 7\n%s", code, stderr)
 	}
+	// doctor -- CMD passes the status on too: a CI step that runs failing
+	// tests under it must fail.
+	_, stderr, code = run(t, "", nil, "doctor", "--", bin, "-rounds", "200", "-exit", "3")
+	if code != 3 {
+		t.Errorf("doctor: exit %d, want the program's 3\n%s", code, stderr)
+	}
 }
 
 func TestRunBadCommands(t *testing.T) {

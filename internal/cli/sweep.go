@@ -48,8 +48,8 @@ work in every run.`,
 			if cmd.ArgsLenAtDash() != 0 {
 				return &usageError{errors.New("put the program after --, as in: gcdoctor sweep --gogc 50,200 -- ./prog")}
 			}
-			if count < 1 {
-				return &usageError{errors.New("--count must be at least 1")}
+			if count < 1 || count > maxCount {
+				return &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
 			}
 			settings, err := parseSettings(gogcs, limits)
 			if err != nil {
@@ -65,8 +65,18 @@ work in every run.`,
 	return cmd
 }
 
+// Bounds on what the user may ask for: a run or a prediction per setting
+// and count, each costing time and memory.
+const (
+	maxCount    = 100  // runs per setting (sweep, bench)
+	maxSettings = 1000 // GOGC × GOMEMLIMIT combinations (whatif, sweep, bench)
+)
+
 // parseSettings combines every GOGC with every memory limit, in order.
 func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
+	if n := max(len(gogcs), 1) * max(len(limits), 1); n > maxSettings {
+		return nil, &usageError{fmt.Errorf("%d GOGC × GOMEMLIMIT settings: at most %d", n, maxSettings)}
+	}
 	limitValues := []int64{0}
 	if len(limits) > 0 {
 		limitValues = nil
