@@ -596,3 +596,25 @@ func redactArgs(args []string) []string {
 	}
 	return out
 }
+
+// IsURL reports whether arg names a running program to attach to rather
+// than a file: a URL with a scheme, or host:port (with a path or not), and
+// nothing of that name on disk.
+func IsURL(arg string) bool {
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	if strings.Contains(arg, "://") {
+		return true
+	}
+	host, port, ok := strings.Cut(strings.SplitN(arg, "/", 2)[0], ":")
+	if !ok || port == "" {
+		return false
+	}
+	for _, c := range port {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return host == "" || !strings.ContainsAny(host, `\`)
+}

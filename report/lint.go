@@ -92,3 +92,24 @@ func LintText(w io.Writer, r *lint.Result, dir string, opt TextOptions) error {
 	t.wrap("  ", "  ", t.style(ansiDim, "gcdoctor explain RULE says why each matters and how to fix it; --fix applies the mechanical fixes."))
 	return t.err
 }
+
+// maxSkipped bounds the lines LintSkipped returns; JSON lists them all.
+const maxSkipped = 20
+
+// LintSkipped says, one line per file, which fixes --fix left out and why,
+// file names relative to dir as the text report names them.
+func LintSkipped(skipped []lint.SkippedFile, dir string) []string {
+	var out []string
+	for i, s := range skipped {
+		if i == maxSkipped {
+			out = append(out, fmt.Sprintf("… and %s with fixes not applied (--format json lists them all)", countOf(len(skipped)-i, "more file", "more files")))
+			break
+		}
+		file := s.File
+		if rel, err := filepath.Rel(dir, file); err == nil && len(rel) < len(file) {
+			file = rel
+		}
+		out = append(out, fmt.Sprintf("%s: %s not applied: %s", file, countOf(s.Fixes, "fix", "fixes"), s.Reason))
+	}
+	return out
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/compare"
+	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
@@ -75,13 +76,13 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *reportFlags) error {
 	ctx, stop := interruptible()
 	defer stop()
-	pr := newRunProgress(e.stderr, "bench")
-	spec.Progress = pr.update
+	pr := e.status("bench", 0)
+	spec.Progress = func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }
 	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork())
 	command, err := collect.Bench(ctx, spec, func(r *collect.SettingRun) error {
 		return runs.Add(r.Setting, measured(r))
 	})
-	pr.done()
+	pr.Done()
 	if err != nil {
 		return fmt.Errorf("%s: %v", spec.Target(), err)
 	}

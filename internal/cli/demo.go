@@ -97,11 +97,11 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 
 	var runs []*tour.Run
 	for _, v := range []demo.Variant{demo.Problem, demo.Fixed} {
-		prog := newProgress(e.stderr, string(v)+" server", 0)
+		prog := e.status(string(v)+" server", 0)
 		r, err := tour.RunVariant(cmd.Context(), tour.Spec{Variant: v, Server: []string{self, demoServerCmd},
 			Command: []string{"gcdoctor", demoServerCmd}, Requests: requests, Concurrency: concurrency, Rounds: rounds,
-			Dir: dirs[v], ToolVersion: version(), Progress: prog.say})
-		prog.done()
+			Dir: dirs[v], ToolVersion: version(), Progress: prog.Say})
+		prog.Done()
 		if err != nil {
 			return fmt.Errorf("demo: %v", err)
 		}

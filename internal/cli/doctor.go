@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -107,7 +106,7 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 		res.Cleanup()
 		set, err := evidence.LoadBundle(ctx, out, opt)
 		return set, res.ExitCode, err
-	case len(args) == 1 && isURL(args[0]):
+	case len(args) == 1 && collect.IsURL(args[0]):
 		if out == "" {
 			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")
 		}
@@ -116,25 +115,4 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 	}
 	set, err := evidence.Load(ctx, args, opt)
 	return set, 0, err
-}
-
-// isURL reports whether arg names a running program rather than a file:
-// a URL with a scheme, or host:port, and nothing of that name on disk.
-func isURL(arg string) bool {
-	if _, err := os.Stat(arg); err == nil {
-		return false
-	}
-	if strings.Contains(arg, "://") {
-		return true
-	}
-	host, port, ok := strings.Cut(strings.SplitN(arg, "/", 2)[0], ":")
-	if !ok || port == "" {
-		return false
-	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return host == "" || !strings.ContainsAny(host, `\`)
 }

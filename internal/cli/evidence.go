@@ -12,6 +12,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
+	"github.com/gcdoctor/gcdoctor/report"
 )
 
 // diagFlags describe the examined program when the evidence does not.
@@ -52,10 +53,16 @@ func (e *env) evidenceOptions(want evidence.Kind, df *diagFlags) evidence.Option
 	}
 }
 
-// progress shows how far reading a large input has come (see progress.go).
+// progress shows how far reading a large input has come.
 func (e *env) progress(name string, size int64) (func(int64), func()) {
-	p := newProgress(e.stderr, name, size)
-	return p.update, p.done
+	p := e.status(name, size)
+	return p.Read, p.Done
+}
+
+// status starts a progress line on standard error, shown on a terminal
+// only.
+func (e *env) status(name string, size int64) *report.Status {
+	return report.NewStatus(e.stderr, name, size, isTerminal(e.stderr))
 }
 
 // diagnoseSet diagnoses what was read and reports it; inputs that failed

@@ -13,10 +13,6 @@ import (
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
-// maxSkippedNotes bounds the notes on fixes left out printed to standard
-// error; the JSON report lists them all.
-const maxSkippedNotes = 20
-
 // lintFlags are lint's flags.
 type lintFlags struct {
 	rf         reportFlags
@@ -112,24 +108,10 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 	for _, ae := range res.AnalysisErrors {
 		e.sayf("%s\n", ae)
 	}
-	e.printSkipped(res.Skipped, absDir(f.dir))
-	return lintExit(res, fixErr, f.rf.failOn)
-}
-
-// printSkipped says, one line per file and reason, which fixes --fix left
-// out and why.
-func (e *env) printSkipped(skipped []lint.SkippedFile, dir string) {
-	for i, s := range skipped {
-		if i == maxSkippedNotes {
-			e.sayf("… and %d more files with fixes not applied (--format json lists them all)\n", len(skipped)-i)
-			break
-		}
-		file := s.File
-		if rel, err := filepath.Rel(dir, file); err == nil && len(rel) < len(file) {
-			file = rel // as the text report names files
-		}
-		e.sayf("%s: %s not applied: %s\n", file, lintCount(s.Fixes, "fix", "fixes"), s.Reason)
+	for _, line := range report.LintSkipped(res.Skipped, dir) {
+		e.sayf("%s\n", line)
 	}
+	return lintExit(res, fixErr, f.rf.failOn)
 }
 
 // lintExit returns the exit error of a lint run. Failing to write a fix
@@ -159,24 +141,16 @@ func lintExit(res *lint.Result, fixErr error, failOn string) error {
 			}
 		}
 		if len(over) > 0 {
-			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", lintCount(len(over), "finding", "findings"), limit)}
+			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural(len(over), "finding", "findings"), limit)}
 		}
 	}
 	if len(res.Broken) > 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
 	}
 	if failOn == "" && len(left) > 0 {
-		return &exitError{code: ExitError, err: errors.New(lintCount(len(left), "finding", "findings"))}
+		return &exitError{code: ExitError, err: errors.New(plural(len(left), "finding", "findings"))}
 	}
 	return nil
-}
-
-// lintCount writes n with the noun in the singular or the plural.
-func lintCount(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 func absDir(dir string) string {

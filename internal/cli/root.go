@@ -10,12 +10,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
-	"github.com/gcdoctor/gcdoctor/internal/terminal"
 	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/internal/flagargs"
+	"github.com/gcdoctor/gcdoctor/internal/release"
+	"github.com/gcdoctor/gcdoctor/internal/terminal"
 )
 
 // Exit codes of the gcdoctor command.
@@ -148,36 +150,8 @@ change, with numbers taken from the program's own evidence.
 	return root
 }
 
-// version reports the module version gcdoctor was built from, with the VCS
-// revision when the build recorded one.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-			if len(rev) > 12 {
-				rev = rev[:12]
-			}
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if rev != "" && v == "(devel)" {
-		v += " " + rev + dirty
-	}
-	return v + " " + bi.GoVersion
-}
+// version is gcdoctor's version (see internal/release).
+func version() string { return release.Version() }
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
@@ -212,14 +186,14 @@ func commandPathFor(root *cobra.Command, args []string) string {
 }
 
 // dashArgs lets every command take its long flags with one dash, as Go's
-// own tools do (see singleDashLong): the arguments after the command's
+// own tools do (see flagargs): the arguments after the command's
 // name are rewritten before cobra parses them.
 func dashArgs(root *cobra.Command, args []string) []string {
 	c, _, err := root.Find(args)
 	if err != nil || c == root || len(args) == 0 || args[0] != c.Name() {
 		return args
 	}
-	return append([]string{args[0]}, singleDashLong(c.Flags(), args[1:])...)
+	return append([]string{args[0]}, flagargs.SingleDash(c.Flags(), args[1:])...)
 }
 
 // sayf prints a one-line message on standard error, prefixed with
@@ -228,4 +202,12 @@ func dashArgs(root *cobra.Command, args []string) []string {
 // terminal (see internal/terminal).
 func (e *env) sayf(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "gcdoctor: %s", terminal.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"))+"\n")
+}
+
+// plural writes n with the noun in the singular or the plural.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

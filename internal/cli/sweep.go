@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -65,74 +64,17 @@ work in every run.`,
 	return cmd
 }
 
-// Bounds on what the user may ask for: a run or a prediction per setting
-// and count, each costing time and memory.
-const (
-	maxCount    = 100  // runs per setting (sweep, bench)
-	maxSettings = 1000 // GOGC × GOMEMLIMIT combinations (whatif, sweep, bench)
-)
+// maxCount bounds the runs per setting the user may ask for (sweep,
+// bench): each is a run of the program.
+const maxCount = 100
 
-// parseSettings combines every GOGC with every memory limit, in order.
+// parseSettings combines every --gogc with every --memlimit.
 func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
-	if n := max(len(gogcs), 1) * max(len(limits), 1); n > maxSettings {
-		return nil, &usageError{fmt.Errorf("%d GOGC × GOMEMLIMIT settings: at most %d", n, maxSettings)}
+	s, err := pacer.ParseSettings(gogcs, limits)
+	if err != nil {
+		return nil, &usageError{err}
 	}
-	limitValues := []int64{0}
-	if len(limits) > 0 {
-		limitValues = nil
-		for _, l := range limits {
-			v, err := pacer.ParseMemoryLimit(l)
-			if err != nil {
-				return nil, &usageError{fmt.Errorf("--memlimit %s: %v", l, err)}
-			}
-			limitValues = append(limitValues, v)
-		}
-	}
-	var settings []pacer.Setting
-	for _, g := range gogcs {
-		v, err := pacer.ParseGOGC(g)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--gogc %s: %v", g, err)}
-		}
-		for _, l := range limitValues {
-			settings = append(settings, pacer.Setting{GOGC: v, MemoryLimit: l})
-		}
-	}
-	if len(settings) == 0 {
-		return nil, &usageError{errors.New("--gogc: give at least one value")}
-	}
-	return settings, nil
-}
-
-// runProgress shows which run is under way, on a terminal only, on one
-// line that is cleared at the end, so that logs and tests stay clean.
-type runProgress struct {
-	w     io.Writer
-	what  string
-	tty   bool
-	shown bool
-}
-
-func newRunProgress(w io.Writer, what string) *runProgress {
-	return &runProgress{w: w, what: what, tty: isTerminal(w)}
-}
-
-func (p *runProgress) update(done, total int, s pacer.Setting) {
-	if !p.tty {
-		return
-	}
-	p.shown = true
-	if done == total {
-		fmt.Fprintf(p.w, "\r\x1b[K")
-		return
-	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s: run %d of %d (%s)", p.what, done+1, total, s)
-}
-
-func (p *runProgress) done() {
-	if p.shown {
-		fmt.Fprintf(p.w, "\r\x1b[K")
-	}
+	return s, nil
 }
 
 // interruptible returns a context cancelled by SIGINT or SIGTERM, so that
@@ -145,15 +87,15 @@ func interruptible() (context.Context, context.CancelFunc) {
 func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *reportFlags) error {
 	ctx, stop := interruptible()
 	defer stop()
-	pr := newRunProgress(e.stderr, "sweep")
+	pr := e.status("sweep", 0)
 	runs := compare.NewSweepRuns(args, settings)
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
 		Path: args[0], Args: args[1:], Settings: settings, Count: count,
-		Progress: pr.update, ToolVersion: version(),
+		Progress: func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }, ToolVersion: version(),
 	}, func(r *collect.SettingRun) error {
 		return runs.Add(r.Setting, measured(r))
 	})
-	pr.done()
+	pr.Done()
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
 	}

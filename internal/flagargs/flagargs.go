@@ -1,4 +1,12 @@
-package cli
+// Package flagargs rewrites command lines for pflag, the flag parser of
+// cobra, so that gcdoctor takes flags the way Go's own tools do.
+//
+// Go's tools take their long flags with one dash (go vet -json,
+// staticcheck -f, benchstat -format), and their users type gcdoctor's the
+// same way. pflag reads -json as the shorthands -j -s -o -n, so the words
+// that name a long flag are rewritten to two dashes before the flags are
+// parsed.
+package flagargs
 
 import (
 	"strings"
@@ -6,18 +14,13 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Go's own tools take their flags with one dash (go vet -json, staticcheck
-// -f, benchstat -format), and their users type gcdoctor's the same way.
-// pflag reads -json as the shorthands -j -s -o -n, so the words that name
-// a long flag are rewritten to two dashes before the flags are parsed.
-
-// singleDashLong returns args with each -NAME and -NAME=VALUE, where NAME
+// SingleDash returns args with each -NAME and -NAME=VALUE, where NAME
 // is a long flag of fs at least two letters long, written as --NAME and
 // --NAME=VALUE. Values of flags that take one (--dir -json names a
 // directory) and everything after "--" are left as they are. A cluster of
 // shorthands that spells a long flag's name is read as that flag, as Go's
 // flag package would.
-func singleDashLong(fs *pflag.FlagSet, args []string) []string {
+func SingleDash(fs *pflag.FlagSet, args []string) []string {
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -1,0 +1,44 @@
+package pacer
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MaxSettings bounds how many settings ParseSettings combines: each is a
+// prediction or a set of runs, and a list of thousands is a typo.
+const MaxSettings = 1000
+
+// ParseSettings combines every GOGC value with every memory limit, in
+// order: GOGC as ParseGOGC reads it, limits as ParseMemoryLimit does, and
+// no limit when limits is empty.
+func ParseSettings(gogcs, limits []string) ([]Setting, error) {
+	if n := max(len(gogcs), 1) * max(len(limits), 1); n > MaxSettings {
+		return nil, fmt.Errorf("%d GOGC × GOMEMLIMIT settings: at most %d", n, MaxSettings)
+	}
+	limitValues := []int64{0}
+	if len(limits) > 0 {
+		limitValues = nil
+		for _, l := range limits {
+			v, err := ParseMemoryLimit(l)
+			if err != nil {
+				return nil, fmt.Errorf("GOMEMLIMIT %s: %v", l, err)
+			}
+			limitValues = append(limitValues, v)
+		}
+	}
+	var settings []Setting
+	for _, g := range gogcs {
+		v, err := ParseGOGC(g)
+		if err != nil {
+			return nil, fmt.Errorf("GOGC %s: %v", g, err)
+		}
+		for _, l := range limitValues {
+			settings = append(settings, Setting{GOGC: v, MemoryLimit: l})
+		}
+	}
+	if len(settings) == 0 {
+		return nil, errors.New("no GOGC value given")
+	}
+	return settings, nil
+}
