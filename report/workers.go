@@ -40,7 +40,11 @@ func WorkersText(w io.Writer, wr *Workers, opt TextOptions) error {
 		}
 		t.printf("\n")
 	}
-	row("now", plural(g.Count, "goroutine"), "")
+	now := fmt.Sprintf("up to %d alive at once", g.PeakLive)
+	if g.Count > g.PeakLive {
+		now += fmt.Sprintf(" (%s goroutines over the trace, %s created in it)", countStr(int64(g.Count)), countStr(int64(g.Created)))
+	}
+	row("now", now, "")
 	row("recommended", fmt.Sprintf("%s (range %d–%d)", plural(rec.Workers, "worker"), rec.Range[0], rec.Range[1]), "")
 	t.printf("\n")
 	row("running (C)", fmtNum(g.RunningMS)+" ms", "")
@@ -61,7 +65,7 @@ func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
 	if toolVersion != "" {
 		doc = append(doc, Field{"tool_version", toolVersion})
 	}
-	doc = append(doc, Field{"trace", wr.Trace}, Field{"partial", wr.Partial}, Field{"group", g.Name}, Field{"count", g.Count},
+	doc = append(doc, Field{"trace", wr.Trace}, Field{"partial", wr.Partial}, Field{"group", g.Name}, Field{"count", g.Count}, Field{"peak_live", g.PeakLive}, Field{"created", g.Created},
 		Field{"workers", r.Workers}, Field{"range", r.Range}, Field{"gomaxprocs", r.GOMAXPROCS},
 		Field{"utilization", r.Utilization}, Field{"wait_ratio", num(r.WaitRatio)}, Field{"queue_ratio", num(r.QueueRatio)},
 		Field{"explanation", nonNil(r.Explanation)})
