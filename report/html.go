@@ -139,23 +139,5 @@ func runLine(d *diagnose.Diagnosis) string {
 	if r.PeakRSS > 0 {
 		s += ", peak RSS " + fmtBytes(r.PeakRSS)
 	}
-	var env []string
-	if r.GoVersion != "" {
-		env = append(env, r.GoVersion)
-	}
-	for _, kv := range [][2]string{{"GOGC", r.GOGC}, {"GOMEMLIMIT", r.GOMEMLIMIT}, {"GOMAXPROCS", r.GOMAXPROCS}} {
-		if kv[1] != "" {
-			env = append(env, kv[0]+"="+kv[1])
-		}
-	}
-	if r.NumCPU > 0 {
-		env = append(env, plural(r.NumCPU, "CPU"))
-	}
-	if r.CgroupMemoryLimit > 0 {
-		env = append(env, "cgroup memory limit "+fmtBytes(r.CgroupMemoryLimit))
-	}
-	if len(env) > 0 {
-		s += " (" + strings.Join(env, ", ") + ")"
-	}
-	return s + "."
+	return s + " (" + strings.Join(runEnv(r), ", ") + ")."
 }
