@@ -3,11 +3,11 @@ package diagnose
 import (
 	"fmt"
 	"go/version"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/figure"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
@@ -158,23 +158,9 @@ func capWho(s *gctrace.Segment) string {
 	return strings.ToUpper(w[:1]) + w[1:]
 }
 
-// f1 formats a figure with up to three significant digits, the precision
-// gctrace itself gives.
-func f1(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "n/a"
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case math.Abs(v) >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case math.Abs(v) >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
+// f1 formats a figure with three significant digits, the precision
+// gctrace itself gives, as every report does (see internal/figure).
+func f1(v float64) string { return figure.Num(v) }
 
 // mb formats a size in MiB, the unit gctrace prints (as "MB").
 func mb(v int64) string {

@@ -22,7 +22,7 @@ func ParseSettings(gogcs, limits []string) ([]Setting, error) {
 		for _, l := range limits {
 			v, err := ParseMemoryLimit(l)
 			if err != nil {
-				return nil, fmt.Errorf("GOMEMLIMIT %s: %v", l, err)
+				return nil, &SettingError{"GOMEMLIMIT", l, err}
 			}
 			limitValues = append(limitValues, v)
 		}
@@ -31,7 +31,7 @@ func ParseSettings(gogcs, limits []string) ([]Setting, error) {
 	for _, g := range gogcs {
 		v, err := ParseGOGC(g)
 		if err != nil {
-			return nil, fmt.Errorf("GOGC %s: %v", g, err)
+			return nil, &SettingError{"GOGC", g, err}
 		}
 		for _, l := range limitValues {
 			settings = append(settings, Setting{GOGC: v, MemoryLimit: l})
@@ -42,3 +42,14 @@ func ParseSettings(gogcs, limits []string) ([]Setting, error) {
 	}
 	return settings, nil
 }
+
+// SettingError is a GOGC or GOMEMLIMIT value ParseSettings could not read.
+type SettingError struct {
+	Name  string // "GOGC" or "GOMEMLIMIT"
+	Value string
+	Err   error
+}
+
+func (e *SettingError) Error() string { return e.Name + " " + e.Value + ": " + e.Err.Error() }
+
+func (e *SettingError) Unwrap() error { return e.Err }

@@ -2,13 +2,13 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/heapprof"
+	"github.com/gcdoctor/gcdoctor/internal/figure"
 )
 
 // The one set of formatters every format uses for figures, sizes, counts
@@ -19,25 +19,9 @@ import (
 // three significant digits, no exponent, "n/a" for a figure not known.
 func FormatNum(v float64) string { return fmtNum(v) }
 
-// fmtNum formats a figure with the precision the evidence supports: three
-// significant digits, no exponent.
-func fmtNum(v float64) string {
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return "n/a"
-	case v == 0:
-		return "0"
-	case math.Abs(v) >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case math.Abs(v) >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case math.Abs(v) >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case math.Abs(v) >= 0.01:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
-}
+// fmtNum formats a figure with the precision the evidence supports (see
+// internal/figure).
+func fmtNum(v float64) string { return figure.Num(v) }
 
 // isCount reports whether a unit counts things, which print as integers.
 func isCount(unit string) bool {

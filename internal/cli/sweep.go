@@ -71,7 +71,13 @@ const maxCount = 100
 // parseSettings combines every --gogc with every --memlimit.
 func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
 	s, err := pacer.ParseSettings(gogcs, limits)
-	if err != nil {
+	var se *pacer.SettingError
+	switch {
+	case errors.As(err, &se) && se.Name == "GOGC":
+		return nil, &usageError{fmt.Errorf("--gogc %s: %v", se.Value, se.Err)}
+	case errors.As(err, &se):
+		return nil, &usageError{fmt.Errorf("--memlimit %s: %v", se.Value, se.Err)}
+	case err != nil:
 		return nil, &usageError{err}
 	}
 	return s, nil
