@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
@@ -119,7 +120,7 @@ func stwOnHost(c *evidenceView, f *Finding, ph *pauseHost, minMS float64) {
 				ph.busy, ph.pauses, f1(minMS), ph.longest.describe(ncpu))
 		} else {
 			f.Message += fmt.Sprintf(" The machine's CPUs were contended for %s%% of the run (%s). The pauses of a process the run started cannot be placed in time, but on a host this busy the host, not the program, most likely made them long.",
-				f1(ph.longest.busyPct), ph.longest.describe(ncpu))
+				f1(math.Round(ph.longest.busyPct)), ph.longest.describe(ncpu))
 		}
 		f.Remedy = hostRemedy(ph.longest) + " Then measure again: if the pauses stay long on a quiet host, they are the program's. " + f.Remedy
 		f.Verify = "Rerun where the program has its CPUs (the host quiet, GOMAXPROCS no more than its CPU quota): the host's CPU pressure should stay low during the pauses, and the pauses should shrink with it."

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gcdoctor/gcdoctor/exectrace"
 )
@@ -17,9 +18,10 @@ themselves. A long one stalls every request in flight.`,
 held it: a goroutine still running when the stop began that stopped last,
 after at least half the pause (it could not be preempted), or nothing (the
 world stood stopped: the runtime's work, or its thread waiting for a CPU).
-With the machine's CPUs contended for at least half of the run (gcdoctor
-run's host.csv), the host, not the program, made the stop long, and the
-finding is only information.`,
+When nothing held it and the machine's CPUs were contended for at least
+half of the run (gcdoctor run's host.csv), the runtime's own thread waited
+for a CPU: the host, not the program, made the stop long, and the finding
+is only information.`,
 		Remedy: `For GC pauses see stw-long. For others, remove the caller: a
 runtime.ReadMemStats or a goroutine profile polled often stops the world
 each time (use runtime/metrics, which does not).`,
@@ -74,17 +76,18 @@ func checkTraceSTW(c *evidenceView) []*Finding {
 			f1(worst.StoppingMS), worst.HolderID, worst.Holder)
 		f.Remedy = fmt.Sprintf("Find the loop in %s that runs without a preemption point: before Go 1.14, or with GODEBUG=asyncpreemptoff=1, a loop without function calls cannot be stopped; a long non-preemptible runtime operation (a huge memmove or clear, a large map or slice allocation) holds a stop the same way. Split the work, or call a function in the loop. ", worst.Holder) + f.Remedy
 	case held:
-		f.Severity = Info
-		f.Message += fmt.Sprintf(" Goroutine %d (%s) was the last to stop, %s ms after the stop was requested; but the machine's CPUs were contended for %s%% of the run (%s): its thread most likely had no CPU to notice the request. The host, not the program, made the stop long.",
-			worst.HolderID, worst.Holder, f1(worst.StoppingMS), f1(host.busyPct), host.describe(ncpu))
-		f.Remedy = hostRemedy(*host) + " Then trace again: a stop still held by this goroutine on a quiet host is the program's."
+		// A goroutine whose thread has no CPU looks the same in the
+		// trace as one that cannot be preempted: both stay running.
+		f.Message += fmt.Sprintf(" It waited %s ms for goroutine %d (%s) to stop. The machine's CPUs were contended for %s%% of the run (%s), which delays any stop: the goroutine either could not be preempted or its thread had no CPU to notice the request.",
+			f1(worst.StoppingMS), worst.HolderID, worst.Holder, f1(math.Round(host.busyPct)), host.describe(ncpu))
+		f.Remedy = hostRemedy(*host) + fmt.Sprintf(" Then trace again on a quiet host: a stop still held by %s there is the program's (a loop without preemption points). ", worst.Holder) + f.Remedy
 	default:
 		f.Message += fmt.Sprintf(" No goroutine held it: %d were running when it began and all had stopped within %s ms; the world then stood stopped for %s ms.",
 			worst.Running, f1(worst.StoppingMS), f1(worst.DurationMS-worst.StoppingMS))
 		switch {
 		case busy:
 			f.Severity = Info
-			f.Message += fmt.Sprintf(" The machine's CPUs were contended for %s%% of the run (%s): the runtime's own thread waited for a CPU inside the stop. The host, not the program, made it long.", f1(host.busyPct), host.describe(ncpu))
+			f.Message += fmt.Sprintf(" The machine's CPUs were contended for %s%% of the run (%s): the runtime's own thread waited for a CPU inside the stop. The host, not the program, made it long.", f1(math.Round(host.busyPct)), host.describe(ncpu))
 			f.Remedy = hostRemedy(*host) + " Then trace again on a quiet host."
 		case host != nil:
 			f.Message += fmt.Sprintf(" The host was quiet (%s over the run): the time went to the runtime's work inside the stop.", host.describe(ncpu))

@@ -1,6 +1,9 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 func init() {
 	register(&Rule{
@@ -65,11 +68,11 @@ func starvedOnHost(c *evidenceView, f *Finding, g *groupRef) {
 	h := c.hostRun()
 	if h.busyPct >= 50 {
 		f.Severity = Info
-		f.Message += fmt.Sprintf(" But the machine's CPUs were contended for %s%% of the run (%s): much of that runnable time is the host's doing, not too many workers.", f1(h.busyPct), h.describe(c.numCPU()))
+		f.Message += fmt.Sprintf(" But the machine's CPUs were contended for %s%% of the run (%s): much of that runnable time is the host's doing, not too many workers.", f1(math.Round(h.busyPct)), h.describe(c.numCPU()))
 		if g.Created >= 100 {
 			f.Message += fmt.Sprintf(" %d of them were started during the trace: a goroutine per item, which a busy host keeps alive longer.", g.Created)
 		}
-		f.Remedy = hostRemedy(h) + " Then trace again on a quiet host before resizing the pool; " + f.Remedy
+		f.Remedy = hostRemedy(h) + " Then trace again on a quiet host before resizing the pool. " + f.Remedy
 		f.Verify = "Trace again on a quiet host: if the runnable share stays high, shrink the pool."
 	} else if h.busyPct < 10 {
 		f.Message += fmt.Sprintf(" The host was quiet (%s over the run): the wait is the program's own.", h.describe(c.numCPU()))
