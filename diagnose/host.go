@@ -100,7 +100,7 @@ func (c *evidenceView) hostRun() hostSpan {
 func (h hostSpan) describe(ncpu int) string {
 	var parts []string
 	if h.pressurePct >= 0 {
-		parts = append(parts, fmt.Sprintf("tasks waited for a CPU %s%% of the time (PSI cpu some)", f1(h.pressurePct)))
+		parts = append(parts, fmt.Sprintf("tasks waited for a CPU %s%% of the time (PSI cpu some)", sharePct(h.pressurePct)))
 	}
 	if h.load1 >= 0 {
 		s := fmt.Sprintf("load average up to %s", f1(h.load1))
@@ -116,9 +116,18 @@ func (h hostSpan) describe(ncpu int) string {
 		parts = append(parts, "no throttling")
 	}
 	if h.stealPct >= 0 {
-		parts = append(parts, fmt.Sprintf("%s%% of the CPU time stolen", f1(h.stealPct)))
+		parts = append(parts, fmt.Sprintf("%s%% of the CPU time stolen", sharePct(h.stealPct)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sharePct formats a share in percent: whole from 10% on, where a tenth of a
+// percent of a sampled figure means nothing.
+func sharePct(v float64) string {
+	if v >= 10 {
+		return f1(math.Round(v))
+	}
+	return f1(v)
 }
 
 // evidence returns the span's figures as a finding's evidence.
