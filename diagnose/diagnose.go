@@ -121,8 +121,10 @@ type RunInfo struct {
 	NumCPU                       int
 	CgroupMemoryLimit            int64 // bytes
 	// Stopped reports that the program was asked to stop (a SIGINT or
-	// SIGTERM passed on or sent) rather than ending on its own.
-	Stopped bool
+	// SIGTERM passed on or sent) rather than ending on its own, when
+	// StopKnown: bundles written before gcdoctor recorded it cannot tell
+	// a batch job from a service stopped cleanly.
+	Stopped, StopKnown bool
 	// Host sums up the contention of the machine's CPUs during the run,
 	// nil when it was not measured.
 	Host *bundle.HostSummary

@@ -189,7 +189,7 @@ func runInput(t *testing.T, dir string) *Input {
 		RSS: r.rss, PeakRSS: m.PeakRSSBytes, Host: r.host,
 		Run: &RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes, GoVersion: m.GoVersion,
 			GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS, NumCPU: m.NumCPU,
-			Stopped: m.Stopped, Host: m.Host},
+			Stopped: m.Stopped, StopKnown: m.Host != nil, Host: m.Host},
 	}
 	in.Run.ExitCode, in.Run.ExitKnown = m.Exit()
 	return in

@@ -244,9 +244,10 @@ func (c *evidenceView) pausesOnHost(s *gctrace.Segment, minMS float64) *pauseHos
 // go command's compilers included, had ended), or a process of a build's
 // log, which the go command's "# pkg" headers mark (its compilers and
 // linkers each run to completion). A service stopped by a signal is not
-// one, whatever its exit status.
+// one, whatever its exit status, nor a clean exit recorded before gcdoctor
+// noted whether it had asked the program to stop.
 func (c *evidenceView) batch(s *gctrace.Segment) bool {
-	if r := c.in.Run; r != nil && r.ExitKnown {
+	if r := c.in.Run; r != nil && r.ExitKnown && r.StopKnown {
 		return r.ExitCode == 0 && !r.Stopped
 	}
 	for _, o := range c.in.Log.Segments {

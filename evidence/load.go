@@ -221,7 +221,10 @@ func (l *loader) meta(b *bundle.Bundle) {
 func runInfo(m *bundle.Meta) *diagnose.RunInfo {
 	r := &diagnose.RunInfo{Command: m.Command, PeakRSS: m.PeakRSSBytes,
 		GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
-		NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes, Stopped: m.Stopped, Host: m.Host}
+		NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes, Stopped: m.Stopped, Host: m.Host,
+		// meta.json says "stopped" only when true; the host summary,
+		// written by the same versions, tells that it would have.
+		StopKnown: m.Host != nil}
 	r.ExitCode, r.ExitKnown = m.Exit()
 	return r
 }

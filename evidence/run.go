@@ -35,6 +35,7 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 	if m != nil {
 		r := runInfo(m)
 		r.Command, r.ExitCode, r.ExitKnown, r.WallS, r.PeakRSS = in.Run.Command, in.Run.ExitCode, true, in.Run.WallS, in.Run.PeakRSS
+		r.StopKnown = true
 		in.Run = r
 	}
 	f, err := os.Open(res.GCTracePath)
