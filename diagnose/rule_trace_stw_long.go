@@ -82,8 +82,12 @@ func checkTraceSTW(c *evidenceView) []*Finding {
 			f1(worst.StoppingMS), worst.HolderID, worst.Holder, f1(math.Round(host.busyPct)), host.describe(ncpu))
 		f.Remedy = hostRemedy(*host) + fmt.Sprintf(" Then trace again on a quiet host: a stop still held by %s there is the program's (a loop without preemption points). ", worst.Holder) + f.Remedy
 	default:
-		f.Message += fmt.Sprintf(" No goroutine held it: %d were running when it began and all had stopped within %s ms; the world then stood stopped for %s ms.",
-			worst.Running, f1(worst.StoppingMS), f1(worst.DurationMS-worst.StoppingMS))
+		if worst.Running == 0 {
+			f.Message += fmt.Sprintf(" No goroutine held it: none was running when it began (the Ps were idle or in system calls), and the world stood stopped for %s ms.", f1(worst.DurationMS))
+		} else {
+			f.Message += fmt.Sprintf(" No goroutine held it: %d were running when it began and all had stopped within %s ms; the world then stood stopped for %s ms.",
+				worst.Running, f1(worst.StoppingMS), f1(worst.DurationMS-worst.StoppingMS))
+		}
 		switch {
 		case busy:
 			f.Severity = Info
