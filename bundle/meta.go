@@ -24,6 +24,10 @@ const (
 	GCTraceFile = "gctrace.log"
 	// RSSFile is the name of the CSV file holding resident set size samples.
 	RSSFile = "rss.csv"
+	// HostFile is the name of the CSV file holding samples of the
+	// machine's CPU contention (pressure, steal, load, the cgroup's
+	// throttling), taken beside the RSS samples.
+	HostFile = "host.csv"
 	// The profiles and trace a running program serves, as net/http/pprof
 	// serves them (gzipped protobuf, and the runtime's trace format).
 	HeapFile      = "heap.pb.gz"      // /debug/pprof/heap
@@ -56,6 +60,11 @@ type Meta struct {
 	Start time.Time `json:"start"`
 	// DurationMS is the program's wall-clock run time in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+	// Stopped reports that gcdoctor asked the program to stop (it passed
+	// on a SIGINT or SIGTERM, or its own run was cancelled) before the
+	// program exited: a program that ends on its own ran to completion,
+	// one that was stopped did not.
+	Stopped bool `json:"stopped,omitempty"`
 	// GoVersion is the Go toolchain that built the program, for example
 	// "go1.26.8", read from the executable's build information. It is empty
 	// when the program is not a Go binary or the information is missing.
@@ -84,6 +93,9 @@ type Meta struct {
 	// PeakRSSBytes is the largest resident set size of the program seen, in
 	// bytes, 0 when unknown.
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// Host sums up host.csv: how contended the machine's CPUs were while
+	// the program ran. It is nil when no host samples were taken.
+	Host *HostSummary `json:"host,omitempty"`
 	// Files maps the name of each evidence file in the bundle to a short
 	// description of what it holds.
 	Files map[string]string `json:"files"`

@@ -184,6 +184,21 @@ func (b *Bundle) RSS() ([]RSSSample, error) {
 	return samples, nil
 }
 
+// Host returns the samples in host.csv. The error wraps fs.ErrNotExist
+// when the bundle has no host.csv.
+func (b *Bundle) Host() ([]HostSample, error) {
+	rc, err := b.Open(HostFile)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	samples, err := decodeHost(rc)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return samples, nil
+}
+
 // Close releases the bundle and removes the directory an archive was
 // unpacked into. Calling it more than once is harmless.
 func (b *Bundle) Close() error {
@@ -209,7 +224,7 @@ func validName(name string) bool {
 
 // KnownFiles are the files a bundle may hold that gcdoctor reads, in the
 // order a diagnosis reads them.
-var KnownFiles = []string{MetaFile, GCTraceFile, RSSFile, AllocsFile, HeapFile, GoroutineFile, TraceFile}
+var KnownFiles = []string{MetaFile, GCTraceFile, RSSFile, HostFile, AllocsFile, HeapFile, GoroutineFile, TraceFile}
 
 // IsBundle reports whether path names an evidence bundle: a .tar.gz or
 // .tgz archive, or a directory that holds at least one of KnownFiles. A

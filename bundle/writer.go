@@ -187,6 +187,17 @@ func (w *Writer) WriteRSS(samples []RSSSample) error {
 	return nil
 }
 
+// WriteHost writes samples as host.csv, replacing any previous file
+// atomically.
+func (w *Writer) WriteHost(samples []HostSample) error {
+	var buf bytes.Buffer
+	encodeHost(&buf, samples)
+	if err := w.writeAtomic(HostFile, &buf); err != nil {
+		return fmt.Errorf("bundle %s: write %s: %w", w.dir, HostFile, err)
+	}
+	return nil
+}
+
 // writeAtomic writes r to name through a temporary file in the same
 // directory, which rename then swaps in place.
 func (w *Writer) writeAtomic(name string, r io.Reader) error {

@@ -167,6 +167,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
 	memLimit, cpuLimit := cgroupLimits(c.pid)
 	samples := sampleRSS(c.pid, start, every, MaxRSSSamples)
+	host := sampleHost(c.pid, start, every, MaxRSSSamples)
 	supervised := make(chan bool, 1)
 	go func() {
 		supervised <- c.supervise(ctx, sigs, exited, grace)
@@ -176,6 +177,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 	duration := time.Since(start)
 	killed := <-supervised
 	rss, every := samples.stop()
+	hostSamples := host.stop()
 	waitErr := cmd.Wait()
 
 	res := &Result{
@@ -183,6 +185,7 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		Duration:    duration,
 		Killed:      killed,
 		RSS:         rss,
+		Host:        hostSamples,
 		CPU:         -1,
 		SampleEvery: every,
 		GCTracePath: trace.Name(),
@@ -224,6 +227,8 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		CgroupCPULimit:         cpuLimit,
 		PeakRSSBytes:           res.PeakRSS,
 		Files:                  map[string]string{},
+		Stopped:                c.stopped,
+		Host:                   bundle.SummarizeHost(hostSamples),
 	}
 
 	// A non-zero exit is reported through ExitCode; what remains are
@@ -246,8 +251,9 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 		if rssErr == nil {
 			res.Meta.Files[bundle.RSSFile] = fmt.Sprintf("resident set size of the program in bytes, sampled every %v", every)
 		}
+		hostErr := writeHost(s.Out, res.Meta, hostSamples)
 		res.Meta.Created = time.Now().Round(0)
-		err = errors.Join(err, rssErr, s.Out.WriteMeta(res.Meta))
+		err = errors.Join(err, rssErr, hostErr, s.Out.WriteMeta(res.Meta))
 	}
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", s.Path, err)
@@ -313,6 +319,8 @@ type child struct {
 	// then go to the whole group, as they would from a terminal, so that
 	// a wrapper such as "go run" and the program it starts both get them.
 	group bool
+	// stopped is set once a SIGINT or SIGTERM was passed on or sent.
+	stopped bool
 }
 
 // signal sends sig to the program, or to its process group.
@@ -343,7 +351,7 @@ func (c *child) supervise(ctx context.Context, sigs <-chan os.Signal, exited <-c
 		stopping bool
 	)
 	stop := func() {
-		stopping = true
+		stopping, c.stopped = true, true
 		t := time.NewTimer(grace)
 		graceEnd = t.C
 	}

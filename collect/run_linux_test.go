@@ -211,7 +211,7 @@ func TestRunBundle(t *testing.T) {
 		{"num_cpu", m.NumCPU, runtime.NumCPU()},
 		{"peak_rss_bytes", m.PeakRSSBytes, res.PeakRSS},
 		{"created", m.Created.IsZero(), false},
-		{"files", slices.Sorted(mapKeys(m.Files)), []string{bundle.GCTraceFile, bundle.RSSFile}},
+		{"files", slices.Sorted(mapKeys(m.Files)), []string{bundle.GCTraceFile, bundle.HostFile, bundle.RSSFile}},
 	}
 	for _, c := range checks {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
@@ -228,7 +228,7 @@ func TestRunBundle(t *testing.T) {
 	if !slices.Equal(rss, res.RSS) {
 		t.Errorf("rss.csv = %v, want %v", rss, res.RSS)
 	}
-	if names := b.Names(); !slices.Equal(names, []string{bundle.GCTraceFile, bundle.MetaFile, bundle.RSSFile}) {
+	if names := b.Names(); !slices.Equal(names, []string{bundle.GCTraceFile, bundle.HostFile, bundle.MetaFile, bundle.RSSFile}) {
 		t.Errorf("bundle holds %q", names)
 	}
 }

@@ -116,6 +116,9 @@ type Result struct {
 	PeakRSS int64
 	// RSS holds the resident set size samples.
 	RSS []bundle.RSSSample
+	// Host holds the samples of the machine's CPU contention, taken
+	// beside the RSS samples.
+	Host []bundle.HostSample
 	// SampleEvery is the interval between the RSS samples: Spec.SampleEvery,
 	// or a multiple of it when the run was too long for MaxRSSSamples.
 	SampleEvery time.Duration

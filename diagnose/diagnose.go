@@ -120,6 +120,14 @@ type RunInfo struct {
 	GOGC, GOMEMLIMIT, GOMAXPROCS string
 	NumCPU                       int
 	CgroupMemoryLimit            int64 // bytes
+	// Stopped reports that the program was asked to stop (a SIGINT or
+	// SIGTERM passed on or sent) rather than ending on its own, when
+	// StopKnown: bundles written before gcdoctor recorded it cannot tell
+	// a batch job from a service stopped cleanly.
+	Stopped, StopKnown bool
+	// Host sums up the contention of the machine's CPUs during the run,
+	// nil when it was not measured.
+	Host *bundle.HostSummary
 }
 
 // Input is the evidence a diagnosis is made from. Every part is optional.
@@ -136,7 +144,10 @@ type Input struct {
 	// by gcdoctor.
 	RSS     []bundle.RSSSample
 	PeakRSS int64
-	Run     *RunInfo
+	// Host samples the contention of the machine's CPUs while the program
+	// ran (gcdoctor run's host.csv), on the RSS samples' clock.
+	Host []bundle.HostSample
+	Run  *RunInfo
 	// Heap is an allocation profile, when there is one.
 	Heap *HeapEvidence
 	// Trace is an analysed execution trace, when there is one.

@@ -2,6 +2,8 @@ package diagnose
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +160,7 @@ func runInput(t *testing.T, dir string) *Input {
 	type run struct {
 		meta *bundle.Meta
 		rss  []bundle.RSSSample
+		host []bundle.HostSample
 	}
 	r := cached(t, dir, func(p string) (run, error) {
 		b, err := bundle.Open(filepath.Join("testdata", p))
@@ -166,14 +169,28 @@ func runInput(t *testing.T, dir string) *Input {
 		}
 		defer b.Close()
 		rss, err := b.RSS()
-		return run{b.Meta(), rss}, err
+		if err != nil {
+			return run{}, err
+		}
+		host, err := b.Host()
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil // recorded before host.csv existed
+		}
+		return run{b.Meta(), rss, host}, err
 	})
 	m := r.meta
-	return &Input{
-		Log:       gctraceLog(t, dir+"/gctrace.log"),
+	var log *gctrace.Log
+	if st, err := os.Stat(filepath.Join("testdata", dir, "gctrace.log")); err == nil && st.Size() > 0 {
+		log = gctraceLog(t, dir+"/gctrace.log")
+	} // else a run too short for a cycle: its trace is the evidence
+	in := &Input{
+		Log:       log,
 		GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT,
-		RSS: r.rss, PeakRSS: m.PeakRSSBytes,
+		RSS: r.rss, PeakRSS: m.PeakRSSBytes, Host: r.host,
 		Run: &RunInfo{Command: m.Command, WallS: m.DurationMS / 1000, PeakRSS: m.PeakRSSBytes, GoVersion: m.GoVersion,
-			GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS, NumCPU: m.NumCPU},
+			GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS, NumCPU: m.NumCPU,
+			Stopped: m.Stopped, StopKnown: m.Host != nil, Host: m.Host},
 	}
+	in.Run.ExitCode, in.Run.ExitKnown = m.Exit()
+	return in
 }

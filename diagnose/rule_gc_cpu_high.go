@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
@@ -30,7 +31,11 @@ First, allocate less: reuse instead of reallocating, as alloc-churn says.
 Second, give the GC more headroom: raise GOGC
 (GOGC=200 roughly halves the GC CPU and grows the peak heap from about 2× to
 3× the live heap) or, on Go ≥ 1.19, set GOMEMLIMIT to the memory you can
-spare and raise GOGC under it.`,
+spare and raise GOGC under it. A process that runs to completion (a batch
+job, a compiler run in a build) gets throughput advice instead: its total
+run time is what counts and its memory is freed at exit, so GOGC, or
+GOGC=off under a GOMEMLIMIT, buys the most; reuse through sync.Pool, which
+serves a steady stream of requests, is not the first lever.`,
 		Verify: `Run again under the same load with GODEBUG=gctrace=1 (or ` + "`gcdoctor run`" + `)
 and compare gc_cpu_percent; ` + "`gcdoctor diff`" + ` tells whether the change is
 beyond noise.`,
@@ -99,6 +104,8 @@ func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 	switch {
 	case sm.Forced*2 >= sm.Cycles:
 		f.Remedy = fmt.Sprintf("%d of the %d cycles were forced by runtime.GC or debug.FreeOSMemory (see forced-gc): remove those calls first. GOGC and GOMEMLIMIT do not apply to forced cycles, so tuning them would change little.", sm.Forced, sm.Cycles)
+	case c.batch(s):
+		f.Remedy = batchRemedy(c, s, live)
 	case churn && sm.MinHeapCycles*2 < sm.Cycles:
 		f.Remedy = "Most of what the program allocates dies within milliseconds (see alloc-churn). " + remedyReuse
 	case sm.AtGoalCycles*2 >= sm.Cycles && gctrace.Valid(sm.MarkWallPct) && sm.MarkWallPct >= 50:
@@ -117,6 +124,35 @@ func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 	}
 	f.Verify = fmt.Sprintf("Rerun under the same load and compare: GC CPU should fall well below %s%%.", f1(pct))
 	return f
+}
+
+// batchRemedy is gc-cpu-high's advice for a process that ran to
+// completion: throughput for its one run rather than a service's steady
+// state.
+func batchRemedy(c *evidenceView, s *gctrace.Segment, live int64) string {
+	var b strings.Builder
+	if s.Label != "" {
+		fmt.Fprintf(&b, "%s is one of the processes of a build (the go command's compilers and linkers), which run to completion: their allocations are the toolchain's, not the program's to change. ", capWho(s))
+	} else {
+		fmt.Fprintf(&b, "%s ran to completion: its total run time is what counts, not latency, and its memory is freed when it exits. ", capWho(s))
+	}
+	switch {
+	case c.off:
+		b.WriteString("GOGC is already off: only the allocations themselves are left to cut.")
+	case live > 0:
+		g := max(c.gogc*4, 400)
+		fmt.Fprintf(&b, "Trade memory for throughput for the run: GOGC=%d would cut the GC CPU to about a quarter or less while the peak heap grows from about %s to %s (live %s × (1 + GOGC/100)).",
+			g, mb(live*int64(100+c.gogc)/100), mb(live*int64(100+g)/100), mb(live))
+	default:
+		b.WriteString("Trade memory for throughput for the run: raise GOGC (GOGC=400 collects about a quarter as often).")
+	}
+	if !c.off && c.goVersion(s).atLeast(19) != no {
+		b.WriteString(" With a memory budget, GOGC=off with GOMEMLIMIT set to it collects only when the heap nears the budget.")
+	}
+	if s.Label == "" {
+		b.WriteString(" To allocate less, take an allocation profile of a run (-memprofile, or " + pprofAllocSpace + ") and cut its heaviest sites.")
+	}
+	return b.String()
 }
 
 // minHeapMB returns the minimum heap goal for the GOGC in effect, in MiB.

@@ -21,7 +21,11 @@ grows with it, so memory grows until the process is killed, and every cycle
 costs more.`,
 		Detection: `A least-squares fit of the live heap against time over at least 6 cycles
 and 10 s fits well (R² ≥ 0.7), rises, and the live heap ends ≥ 1.5× and
-≥ 8 MB above where it started.`,
+≥ 8 MB above where it started. A process that ran to completion is not
+judged: growing to a peak and exiting is what a batch job or a compiler
+does, not a leak. That is a run of gcdoctor that ended on its own with
+status 0, or a process of a build's log (the go command's "# pkg"
+headers).`,
 		Remedy: `Take two heap profiles some minutes apart and compare what is in use:
 ` + "`go tool pprof -sample_index=inuse_space -diff_base=heap1.pb.gz heap2.pb.gz`" + `.
 Bound caches (size or TTL), delete map entries, stop tickers, make sure
@@ -35,6 +39,9 @@ the live heap flat.`,
 
 func checkLiveGrowth(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
+	if c.batch(s) {
+		return nil
+	}
 	if sm.Cycles < 6 || !gctrace.Valid(sm.WallS) || sm.WallS < 10 || !gctrace.Valid(sm.LiveSlope) || !gctrace.Valid(sm.LiveR2) {
 		return nil
 	}

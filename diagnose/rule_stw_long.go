@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
@@ -19,7 +20,16 @@ termination) normally take well under a millisecond; pauses of 10 ms and more
 mean something delays the stop or the work done inside it.`,
 		Detection: `The longest pause of a process is ≥ 10 ms (critical at ≥ 100 ms), or its
 99th percentile is ≥ 5 ms. Before Go 1.5 the whole collection stopped the
-world and is counted as one pause.`,
+world and is counted as one pause. When gcdoctor ran the program it sampled
+the machine's CPU contention (host.csv: PSI cpu pressure, the cgroup's
+throttling, steal, load): each long pause is placed in its sampling
+interval, and when the longest and at least half of them came while the
+CPUs were contended (some task waiting for a CPU ≥ 25% of the interval,
+any throttling, or ≥ 10% steal) the finding says so and is only
+information: the host, not the program, made them long. The processes a
+command starts (go build's compilers) cannot be placed in time and are
+judged by the whole run (contended ≥ 50% of it). A quiet host makes the
+pauses the program's own, and the finding says that too.`,
 		Remedy: `On Go ≤ 1.4 the collector itself stops the world for the whole mark: upgrade
 (Go 1.5 made marking concurrent; pauses went from seconds to milliseconds).
 On Go 1.5–1.6 finalizer scanning and stack shrinking still ran in mark
@@ -83,5 +93,54 @@ func checkSTW(c *evidenceView, s *gctrace.Segment) *Finding {
 		}
 	}
 	f.Verify = fmt.Sprintf("Rerun and compare: the longest pause should drop well below %s ms.", f1(sm.MaxPauseMS))
+	minMS := 10.0
+	if sm.MaxPauseMS < minMS {
+		minMS = 5
+	}
+	if ph := c.pausesOnHost(s, minMS); ph != nil {
+		stwOnHost(c, f, ph, minMS)
+	}
 	return f
+}
+
+// stwOnHost says whose the pauses were, from the host's CPU contention
+// at the time: a stopped world needs CPUs to stop and to restart, and on
+// a contended machine it waits for them like any thread.
+func stwOnHost(c *evidenceView, f *Finding, ph *pauseHost, minMS float64) {
+	ncpu := c.numCPU()
+	when := "around the longest pause"
+	if !ph.aligned {
+		when = "over the run"
+	}
+	switch {
+	case ph.host():
+		f.Severity = Info
+		if ph.aligned {
+			f.Message += fmt.Sprintf(" %d of the %d pauses ≥ %s ms, the longest among them, came while the machine's CPUs were contended (around the longest: %s). The host, not the program, made them long: a stopped world waits for a CPU like any thread.",
+				ph.busy, ph.pauses, f1(minMS), ph.longest.describe(ncpu))
+		} else {
+			f.Message += fmt.Sprintf(" The machine's CPUs were contended for %s%% of the run (%s). The pauses of a process the run started cannot be placed in time, but on a host this busy the host, not the program, most likely made them long.",
+				f1(math.Round(ph.longest.busyPct)), ph.longest.describe(ncpu))
+		}
+		f.Remedy = hostRemedy(ph.longest) + " Then measure again: if the pauses stay long on a quiet host, they are the program's. " + f.Remedy
+		f.Verify = "Rerun where the program has its CPUs (the host quiet, GOMAXPROCS no more than its CPU quota): the host's CPU pressure should stay low during the pauses, and the pauses should shrink with it."
+	case ph.quiet():
+		f.Message += fmt.Sprintf(" The host was quiet during them (%s %s): the pauses are the program's own.", when, ph.longest.describe(ncpu))
+	default:
+		f.Message += fmt.Sprintf(" %d of the %d pauses ≥ %s ms came while the machine's CPUs were contended, the longest did not (around it: %s): the program's own pauses are long, and the host lengthened some.",
+			ph.busy, ph.pauses, f1(minMS), ph.longest.describe(ncpu))
+	}
+	f.Evidence = append(f.Evidence, ph.longest.evidence(when)...)
+}
+
+// hostRemedy says how to give a program its CPUs back, for the kind of
+// contention h shows.
+func hostRemedy(h hostSpan) string {
+	switch {
+	case h.throttled > 0:
+		return "The cgroup's CPU quota throttled the program: set GOMAXPROCS to the quota (Go ≥ 1.25 does so by itself) or raise the quota."
+	case h.stealPct >= busyStealPct:
+		return "The hypervisor gave the CPUs to other machines (steal): move to a larger or dedicated instance."
+	}
+	return "Give the program its CPUs: fewer busy processes beside it, or a CPU reservation (cpuset, a container's CPU request)."
 }

@@ -1,6 +1,9 @@
 package diagnose
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 func init() {
 	register(&Rule{
@@ -12,7 +15,10 @@ throughput.`,
 		Detection: `A group of at least 4 × GOMAXPROCS goroutines that live through most of
 the trace (a pool, not a goroutine per item), runnable at least twice as
 long as they run and sit in syscalls together, and more of them than the
-top of the range computed from their time split (gcdoctor workers).`,
+top of the range computed from their time split (gcdoctor workers). With
+the machine's CPUs contended for at least half of the run (gcdoctor run's
+host.csv), the runnable time is the host's doing as much as the pool's:
+the finding says so and is only information.`,
 		Remedy: `Shrink the pool to the size computed from its own time split (gcdoctor
 workers TRACE --group NAME): P × (1 + waiting/running).`,
 		Verify: `Run a sweep of worker counts around the recommendation and trace again:
@@ -47,7 +53,29 @@ func checkStarved(c *evidenceView) []*Finding {
 		}
 		f.Remedy = fmt.Sprintf("Shrink the pool of %s to about %d workers (gcdoctor workers --group %s shows the computation).", g.Name, rec.Workers, g.Name)
 		f.Verify = "Sweep worker counts around the recommendation: throughput should hold while runnable time drops."
+		if len(c.hostIv) > 0 {
+			starvedOnHost(c, f, g)
+		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// starvedOnHost weighs the runnable time against the machine's CPU
+// contention: a goroutine whose thread has no CPU waits as runnable too,
+// however many workers there are.
+func starvedOnHost(c *evidenceView, f *Finding, g *groupRef) {
+	h := c.hostRun()
+	if h.busyPct >= 50 {
+		f.Severity = Info
+		f.Message += fmt.Sprintf(" But the machine's CPUs were contended for %s%% of the run (%s): much of that runnable time is the host's doing, not too many workers.", f1(math.Round(h.busyPct)), h.describe(c.numCPU()))
+		if g.Created >= 100 {
+			f.Message += fmt.Sprintf(" %d of them were started during the trace: a goroutine per item, which a busy host keeps alive longer.", g.Created)
+		}
+		f.Remedy = hostRemedy(h) + " Then trace again on a quiet host before resizing the pool. " + f.Remedy
+		f.Verify = "Trace again on a quiet host: if the runnable share stays high, shrink the pool."
+	} else if h.busyPct < 10 {
+		f.Message += fmt.Sprintf(" The host was quiet (%s over the run): the wait is the program's own.", h.describe(c.numCPU()))
+	}
+	f.Evidence = append(f.Evidence, h.evidence("over the run")...)
 }

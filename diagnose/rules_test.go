@@ -104,6 +104,7 @@ var ruleCases = []ruleCase{
 
 	fires("gc-cpu-high", "seed002 at 18% GC CPU", logIn("gctrace/seed002-go110-4P.log", "go1.10"), Warning, "GC CPU", 17, 19),
 	fires("gc-cpu-high", "death spiral at 35% GC CPU", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "GC CPU", 34, 36),
+	fires("gc-cpu-high", "go build, the compiler of runtime at 11% GC CPU", runIn("host/gobuild", ""), Warning, "GC CPU", 10.5, 12),
 	quiet("gc-cpu-high", "go1.26 alloc at 9.1% GC CPU", logIn("gctrace/go1.26-alloc.log", "go1.26.8")),
 
 	fires("gc-min-heap", "every cycle at 4 MB, 12 a second", logIn("minheap/fast.log", "go1.26.8"), Info, "GC cycles", 10, 15),
@@ -152,6 +153,9 @@ var ruleCases = []ruleCase{
 	quiet("lint-hot", "time.After in a loop, 0.1% of the bytes", lintIn("timeafterloop")),
 
 	fires("live-heap-growth", "seed002, 225 to 351 MB live", logIn("gctrace/seed002-go110-4P.log", "go1.10"), Warning, "live heap at end", 351, 351),
+	quiet("live-heap-growth", "a batch job grows to 418 MB live and exits 0", runIn("host/batch", "")),
+	quiet("live-heap-growth", "go build: the compiler of runtime grows to 142 MB live", runIn("host/gobuild", "")),
+	quiet("live-heap-growth", "a build's log: compilers grow to 244 MB live", logIn("gctrace/go-build-cmd-go.gctrace.log", "go1.26")),
 	quiet("live-heap-growth", "etcd, live heap up 5 MB in 270 s", logIn("gctrace/10-etcd8472-journald-scvg-2P.log", "")),
 
 	fires("memlimit-death-spiral", "go58106, GOGC=off at the memory limit", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "wall time marking", 95, 96),
@@ -167,6 +171,8 @@ var ruleCases = []ruleCase{
 
 	fires("stw-long", "etcd, 18 ms mark termination", logIn("gctrace/10-etcd8472-journald-scvg-2P.log", ""), Warning, "longest pause", 18, 18),
 	fires("stw-long", "go10898, 330 ms pauses", logIn("gctrace/01-go10898-go15dev-hashnum-1P.log", ""), Critical, "longest pause", 330, 330),
+	fires("stw-long", "59 ms pauses beside CPU hogs, placed in time", runIn("host/pauses-hogs", ""), Info, "CPU pressure around the longest pause", 90, 100),
+	fires("stw-long", "go build's 114 ms compiler pause on a contended host", runIn("host/gobuild", ""), Info, "CPU pressure over the run", 90, 100),
 	quiet("stw-long", "gofmt, pauses up to 7.1 ms, p99 2.6 ms", logIn("gctrace/gofmt-l-goroot-src.gctrace.log", "go1.26")),
 
 	fires("trace-assist-heavy", "64 KiB buffers over a pointer-rich heap", traceIn("trace/assist.trace"), Warning, "assist share of mark CPU", 50, 60),
@@ -179,6 +185,7 @@ var ruleCases = []ruleCase{
 	quiet("tune-gc", "a program that is mostly idle: GC at about 1% of the CPU", tuneIn("gctrace/go1.26-scav.log")),
 
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace"), Warning, "workers", 64, 64),
+	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P beside CPU hogs", runIn("host/starved-hogs", "host/starved-hogs/trace.out"), Info, "CPU pressure over the run", 90, 100),
 	quiet("workers-cpu-starved", "2 workers", traceIn("trace/starved-fix.trace")),
 
 	fires("workers-io-bound", "2 workers that mostly sleep", traceIn("trace/iobound.trace"), Info, "recommended workers", 10, 40),

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/internal/figure"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
@@ -25,10 +26,12 @@ type evidenceView struct {
 	tuning    *TuningEvidence // the pacer model, when asked for
 	// crossChecks compare the gctrace with the execution trace.
 	crossChecks []CrossCheck
+	// hostIv are the intervals between the host samples.
+	hostIv []bundle.HostInterval
 }
 
 func newEvidenceView(in *Input) *evidenceView {
-	c := &evidenceView{in: in, gogc: 100}
+	c := &evidenceView{in: in, gogc: 100, hostIv: bundle.HostIntervals(in.Host)}
 	// A program run by gcdoctor had its environment observed: an unset
 	// GOGC is then known to mean 100.
 	c.gogcKnown = in.Run != nil

@@ -168,3 +168,43 @@ func TestLoadBundle(t *testing.T) {
 		t.Error("a bundle beside a file was accepted")
 	}
 }
+
+// TestLoadBundleHost reads a bundle with host.csv: its samples, the run's
+// contention summary and how it ended, and every cycle kept, so that
+// long pauses can be placed against the samples; a damaged host.csv is
+// left out with a note.
+func TestLoadBundleHost(t *testing.T) {
+	const hostBundle = "../diagnose/testdata/host/pauses-hogs"
+	set, err := Load(context.Background(), []string{hostBundle}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := set.Input
+	if len(in.Host) < 2 || in.Run == nil || in.Run.Host == nil || in.Run.Stopped || !in.Run.ExitKnown {
+		t.Fatalf("host samples %d, run %+v", len(in.Host), in.Run)
+	}
+	if in.Log == nil || len(in.Log.Segments) != 1 || len(in.Log.Segments[0].Cycles) == 0 {
+		t.Errorf("the cycles were not kept for placing pauses in time")
+	}
+
+	dir := t.TempDir()
+	for _, f := range []string{"gctrace.log", "meta.json"} {
+		data, err := os.ReadFile(filepath.Join(hostBundle, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "host.csv"), []byte("elapsed_ms,load1\nx,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, err = Load(context.Background(), []string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(set.Notes, "\n"); len(set.Input.Host) != 0 || !strings.Contains(notes, `host.csv left out: bundle: host.csv:2: invalid elapsed_ms "x"`) {
+		t.Errorf("damaged host.csv: %d samples, notes %q", len(set.Input.Host), notes)
+	}
+}

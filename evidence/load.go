@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -206,13 +207,24 @@ func (l *loader) meta(b *bundle.Bundle) {
 	if rss, err := b.RSS(); err == nil {
 		in.RSS = rss
 	}
+	if host, err := b.Host(); err == nil {
+		in.Host = host
+		// The rules place long pauses in time against the host's
+		// contention, cycle by cycle.
+		l.opt.KeepCycles = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		l.set.note("%s left out: %v", bundle.HostFile, err)
+	}
 }
 
 // runInfo describes a run from its meta.json.
 func runInfo(m *bundle.Meta) *diagnose.RunInfo {
 	r := &diagnose.RunInfo{Command: m.Command, PeakRSS: m.PeakRSSBytes,
 		GoVersion: m.GoVersion, GOGC: m.GOGC, GOMEMLIMIT: m.GOMEMLIMIT, GOMAXPROCS: m.GOMAXPROCS,
-		NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes}
+		NumCPU: m.NumCPU, CgroupMemoryLimit: m.CgroupMemoryLimitBytes, Stopped: m.Stopped, Host: m.Host,
+		// meta.json says "stopped" only when true; the host summary,
+		// written by the same versions, tells that it would have.
+		StopKnown: m.Host != nil}
 	r.ExitCode, r.ExitKnown = m.Exit()
 	return r
 }

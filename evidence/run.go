@@ -14,6 +14,9 @@ import (
 // FromRun reads the evidence a finished run of command left: its gctrace,
 // its RSS samples and what collect learned about the program.
 func FromRun(ctx context.Context, res *collect.Result, command []string, opt Options) (*Set, error) {
+	// The rules place long pauses in time against the host's contention,
+	// cycle by cycle.
+	opt.KeepCycles = opt.KeepCycles || len(res.Host) > 1
 	l := newLoader(ctx, &opt)
 	in := l.in
 	in.GoVersion, in.GOGC = opt.GoVersion, opt.GOGC
@@ -27,11 +30,12 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 	if in.GoVersion == "" {
 		in.GoVersion = res.GoVersion
 	}
-	in.RSS, in.PeakRSS = res.RSS, res.PeakRSS
+	in.RSS, in.PeakRSS, in.Host = res.RSS, res.PeakRSS, res.Host
 	in.Run = &diagnose.RunInfo{Command: command, ExitCode: res.ExitCode, ExitKnown: true, WallS: res.Duration.Seconds(), PeakRSS: res.PeakRSS}
 	if m != nil {
 		r := runInfo(m)
 		r.Command, r.ExitCode, r.ExitKnown, r.WallS, r.PeakRSS = in.Run.Command, in.Run.ExitCode, true, in.Run.WallS, in.Run.PeakRSS
+		r.StopKnown = true
 		in.Run = r
 	}
 	f, err := os.Open(res.GCTracePath)

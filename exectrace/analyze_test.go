@@ -119,6 +119,11 @@ func checkInvariants(t *testing.T, res *Result) {
 	if res.Procs.GOMAXPROCS < 1 || res.Procs.Max < res.Procs.GOMAXPROCS {
 		t.Errorf("procs %+v", res.Procs)
 	}
+	for _, s := range res.GC.Stops {
+		if s.Running < 0 || s.StoppingMS < 0 || s.StoppingMS > s.DurationMS+1e-9 || (s.Holder != "") != (s.HolderID != 0) || (s.Holder != "" && s.Running == 0) {
+			t.Errorf("stop %+v: inconsistent holder", s)
+		}
+	}
 	prev := -1.0
 	for _, p := range res.MMU.Points {
 		if p.Util < 0 || p.Util > 1 || p.Bounded < 0 || p.Bounded > p.Util {
@@ -431,4 +436,35 @@ func firstDiff(want, got string) string {
 		}
 	}
 	return ""
+}
+
+// TestStopHolder reads what held each stop-the-world in two traces of
+// the same program: a goroutine spinning without preemption points holds
+// a collection's stop for as long as it spins; yielding now and then, it
+// lets the stop through within a couple of ms.
+func TestStopHolder(t *testing.T) {
+	res := analyzeFile(t, "testdata/stw.trace")
+	checkInvariants(t, res)
+	var worst Stop
+	for _, s := range res.GC.Stops {
+		if s.DurationMS > worst.DurationMS {
+			worst = s
+		}
+	}
+	if worst.DurationMS < 100 || worst.StoppingMS < 0.9*worst.DurationMS || worst.Holder != "main.stopTheWorld.func1" || worst.Running != 1 {
+		t.Errorf("longest stop %+v: want ≥ 100 ms, held ≥ 90%% of it by the one running goroutine of main.stopTheWorld.func1", worst)
+	}
+
+	fixed := analyzeFile(t, "testdata/stw-fix.trace")
+	checkInvariants(t, fixed)
+	held := false
+	for _, s := range fixed.GC.Stops {
+		if s.StoppingMS >= 5 || s.DurationMS >= 10 {
+			t.Errorf("stop %+v: held or long though the goroutine yields", s)
+		}
+		held = held || s.Holder == "main.stopTheWorld.func1"
+	}
+	if !held {
+		t.Errorf("stops %+v: the yielding goroutine is never the last to stop", fixed.GC.Stops)
+	}
 }

@@ -136,10 +136,21 @@ type analyzer struct {
 	markQ             quantiles
 
 	// Stop-the-world.
-	inSTW          bool
-	stwGC          bool
-	stwStart       trace.Time
-	stwReason      string
+	inSTW     bool
+	stwGC     bool
+	stwStart  trace.Time
+	stwReason string
+	// running holds the goroutines in the running state: at most one a P,
+	// so it stays small. pending holds those that were running, besides
+	// the one stopping the world, when the current stop began and have
+	// not stopped since; stwHeld is when the last of them stopped, and
+	// stwHolder which it was.
+	running        map[trace.GoID]*goroutine
+	pending        map[trace.GoID]*goroutine
+	stwRunning     int
+	stwHeld        trace.Time
+	stwHolder      *goroutine
+	stwHolderID    trace.GoID
 	stops          []Stop
 	stopsDropped   int
 	stwAll, stwGCQ quantiles
@@ -195,6 +206,8 @@ func newAnalyzer(opts Options) *analyzer {
 		opts:    opts,
 		gs:      make(map[trace.GoID]*goroutine),
 		forever: make(map[trace.GoID]struct{}),
+		running: make(map[trace.GoID]*goroutine),
+		pending: make(map[trace.GoID]*goroutine),
 		groups:  make(map[string]*groupAcc),
 		reasons: make(map[string]string),
 		heap:    heapSeries{max: opts.HeapPoints},
@@ -272,6 +285,7 @@ func (a *analyzer) goTransition(st *trace.StateTransition, t trace.Time) {
 	}
 	busy := g.gcBusy()
 	a.leave(g, t)
+	a.runningChanged(id, g, to, t)
 	if g.state == trace.GoUndetermined {
 		// The time since the generation began is charged to the new state.
 		t0 := g.since
@@ -301,6 +315,20 @@ func (a *analyzer) goTransition(st *trace.StateTransition, t trace.Time) {
 		return
 	}
 	a.busyChanged(busy, g.gcBusy(), t)
+}
+
+// runningChanged keeps the set of running goroutines as g goes to state
+// to, and notes the time a goroutine that a stop waits for stops running.
+func (a *analyzer) runningChanged(id trace.GoID, g *goroutine, to trace.GoState, t trace.Time) {
+	if to == trace.GoRunning {
+		a.running[id] = g
+		return
+	}
+	delete(a.running, id)
+	if _, ok := a.pending[id]; ok {
+		delete(a.pending, id)
+		a.stwHeld, a.stwHolder, a.stwHolderID = t, g, id
+	}
 }
 
 // leave charges the time since g entered its current state, up to t.
@@ -504,16 +532,32 @@ func (a *analyzer) rangeEvent(ev *trace.Event, t trace.Time) {
 			a.sweepStart[p] = 0
 		}
 	case strings.HasPrefix(r.Name, rangeSTW):
-		a.stw(r.Name, begin, t)
+		var stopper trace.GoID = trace.NoGoroutine
+		if r.Scope.Kind == trace.ResourceGoroutine {
+			stopper = r.Scope.Goroutine()
+		} else {
+			stopper = ev.Goroutine()
+		}
+		a.stw(r.Name, begin, t, stopper)
 	}
 }
 
-// stw follows stop-the-world ranges, named "stop-the-world (reason)".
-func (a *analyzer) stw(name string, begin bool, t trace.Time) {
+// stw follows stop-the-world ranges, named "stop-the-world (reason)",
+// begun by goroutine stopper. A stop first waits for every running
+// goroutine to stop: one that keeps running holds up the whole program.
+func (a *analyzer) stw(name string, begin bool, t trace.Time, stopper trace.GoID) {
 	if begin {
 		if a.inSTW {
 			return
 		}
+		clear(a.pending)
+		for id, g := range a.running {
+			if id != stopper {
+				a.pending[id] = g
+			}
+		}
+		a.stwRunning = len(a.pending)
+		a.stwHeld, a.stwHolder, a.stwHolderID = t, nil, 0
 		reason := strings.TrimSuffix(name[len(rangeSTW):], ")")
 		if r, ok := a.reasons[reason]; ok {
 			reason = r
@@ -539,13 +583,34 @@ func (a *analyzer) stw(name string, begin bool, t trace.Time) {
 	} else {
 		a.stwOther.add(ms)
 	}
+	if len(a.pending) > 0 {
+		// Still running when the world restarted: the trace lost their
+		// stop, or they never stopped; either way they held it to the end.
+		for id, g := range a.pending {
+			if a.stwHolder == nil || id < a.stwHolderID {
+				a.stwHolder, a.stwHolderID = g, id
+			}
+		}
+		a.stwHeld = t
+		clear(a.pending)
+	}
 	if len(a.stops) < a.opts.MaxStops {
-		a.stops = append(a.stops, Stop{
+		st := Stop{
 			AtMS:       float64(a.stwStart-a.first) / 1e6,
 			DurationMS: ms,
 			Reason:     a.stwReason,
 			GC:         a.stwGC,
-		})
+			Running:    a.stwRunning,
+			StoppingMS: float64(max(a.stwHeld-a.stwStart, 0)) / 1e6,
+		}
+		if h := a.stwHolder; h != nil {
+			st.HolderID = uint64(a.stwHolderID)
+			st.Holder = unknownGroup
+			if h.group != nil {
+				st.Holder = h.group.name
+			}
+		}
+		a.stops = append(a.stops, st)
 	} else {
 		a.stopsDropped++
 	}

@@ -86,6 +86,19 @@ type Stop struct {
 	Reason string
 	// GC is set for the collector's own pauses.
 	GC bool
+	// Running counts the goroutines, besides the one stopping the world,
+	// that were running when the stop began: each must stop before the
+	// world is stopped. StoppingMS is how long the last of them took, ms;
+	// the rest of the pause the world stood stopped. Holder names the
+	// start function of that last goroutine and HolderID its ID, "" and 0
+	// when none was running. A long StoppingMS with a holder means a
+	// goroutine that could not be preempted, or whose thread had no CPU;
+	// a long pause with nothing to wait for means the runtime's own work
+	// inside the stop, or its thread waiting for a CPU.
+	Running    int
+	StoppingMS float64
+	Holder     string
+	HolderID   uint64
 }
 
 // PauseStats summarises a set of pauses. Percentiles are nearest-rank:
