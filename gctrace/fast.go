@@ -6,75 +6,97 @@ package gctrace
 // the same fields or explains what is wrong. Nearly every line of a real
 // log takes this path, which is what makes the Reader fast.
 func fastModern(b []byte, cy *Cycle) bool {
-	i := 3 // "gc "
 	if len(b) < 60 || b[2] != ' ' {
 		return false
 	}
-	dev := false
+	i, dev, ok := fastHead(b, cy)
+	if !ok {
+		return false
+	}
+	var clock [5]float64
+	var cpu [7]float64
+	var seps [7]byte
+	var nc, np int
+	if nc, i, ok = fastClock(b, i, &clock); !ok || !at(b, i, " ms clock, ") {
+		return false
+	}
+	if np, i, ok = fastCPU(b, i+len(" ms clock, "), &cpu, &seps); !ok || !at(b, i, " ms cpu, ") {
+		return false
+	}
+	if !fastPhases(cy, dev, &clock, nc, &cpu, &seps, np) {
+		return false
+	}
+	return fastHeap(b, i+len(" ms cpu, "), cy)
+}
+
+// fastHead reads "gc N @Ts U%: ", with N prefixed by '#' in the Go 1.5
+// development format (dev), and returns the index just past it.
+func fastHead(b []byte, cy *Cycle) (i int, dev, ok bool) {
+	i = 3 // "gc "
 	if b[i] == '#' {
 		dev = true
 		i++
 	}
-	var ok bool
 	var v int64
 	if v, i, ok = fastInt(b, i); !ok || !at(b, i, " @") {
-		return false
+		return i, dev, false
 	}
 	cy.Num = int(v)
 	var f float64
 	if f, i, ok = fastFloat(b, i+2); !ok || !at(b, i, "s ") {
-		return false
+		return i, dev, false
 	}
 	cy.At, cy.HasAt = f, true
 	if v, i, ok = fastInt(b, i+2); !ok || !at(b, i, "%: ") {
-		return false
+		return i, dev, false
 	}
 	cy.Util = int(v)
-	i += 3
+	return i + 3, dev, true
+}
 
-	var clock [5]float64
-	nc := 0
+// fastClock reads the wall-clock phases, "A+B+C", into clock and returns
+// how many there were and the index after the last.
+func fastClock(b []byte, i int, clock *[5]float64) (n, end int, ok bool) {
 	for {
-		if nc == len(clock) {
-			return false
+		if n == len(clock) {
+			return n, i, false
 		}
-		if clock[nc], i, ok = fastFloat(b, i); !ok {
-			return false
+		if clock[n], i, ok = fastFloat(b, i); !ok {
+			return n, i, false
 		}
-		nc++
+		n++
 		if i < len(b) && b[i] == '+' {
 			i++
 			continue
 		}
-		break
+		return n, i, true
 	}
-	if !at(b, i, " ms clock, ") {
-		return false
-	}
-	i += len(" ms clock, ")
-	var cpu [7]float64
-	var seps [7]byte
-	np := 0
+}
+
+// fastCPU reads the CPU times, "A+B/C/D+E", into cpu and the separator
+// after each into seps, and returns how many there were and the index
+// after the last.
+func fastCPU(b []byte, i int, cpu *[7]float64, seps *[7]byte) (n, end int, ok bool) {
 	for {
-		if np == len(cpu) {
-			return false
+		if n == len(cpu) {
+			return n, i, false
 		}
-		if cpu[np], i, ok = fastFloat(b, i); !ok {
-			return false
+		if cpu[n], i, ok = fastFloat(b, i); !ok {
+			return n, i, false
 		}
 		if i < len(b) && (b[i] == '+' || b[i] == '/') {
-			seps[np] = b[i]
-			np++
+			seps[n] = b[i]
+			n++
 			i++
 			continue
 		}
-		np++
-		break
+		return n + 1, i, true
 	}
-	if !at(b, i, " ms cpu, ") {
-		return false
-	}
-	i += len(" ms cpu, ")
+}
+
+// fastPhases names the clock and CPU figures by the format their count
+// and separators reveal, and reports whether they fit one.
+func fastPhases(cy *Cycle, dev bool, clock *[5]float64, nc int, cpu *[7]float64, seps *[7]byte, np int) bool {
 	switch {
 	case nc == 3 && np == 5 && seps[0] == '+' && seps[1] == '/' && seps[2] == '/' && seps[3] == '+':
 		cy.Clock = Phases{SweepTerm: clock[0], Mark: clock[1], MarkTerm: clock[2]}
@@ -90,6 +112,13 @@ func fastModern(b []byte, cy *Cycle) bool {
 	default:
 		return false
 	}
+	return true
+}
+
+// fastHeap reads the rest of the line from i: "S->E->L MB, G MB goal, "
+// then, since Go 1.18, "K MB stacks, H MB globals, ", and "N P".
+func fastHeap(b []byte, i int, cy *Cycle) bool {
+	var ok bool
 	if cy.HeapStart, i, ok = fastInt(b, i); !ok || !at(b, i, "->") {
 		return false
 	}
@@ -102,6 +131,7 @@ func fastModern(b []byte, cy *Cycle) bool {
 	if cy.HeapGoal, i, ok = fastInt(b, i+5); !ok || !at(b, i, " MB goal, ") {
 		return false
 	}
+	var v int64
 	if v, i, ok = fastInt(b, i+len(" MB goal, ")); !ok {
 		return false
 	}
