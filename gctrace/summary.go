@@ -136,7 +136,28 @@ func newAccum(minHeapMB int64) *accum {
 	return a
 }
 
+// add counts one cycle into the summary.
 func (a *accum) add(c *Cycle) {
+	a.addCounts(c)
+	a.addPauses(c)
+	a.addCPU(c)
+	a.addHeap(c)
+	if c.HeapGoal >= 0 {
+		a.addGoal(c)
+	}
+	if a.hasTime && c.HasAt && c.HeapLive >= 0 {
+		a.addLivePoint(c)
+	}
+	if a.havePrev {
+		a.addInterval(&a.prev, c)
+	}
+	a.prev = *c
+	a.havePrev = true
+}
+
+// addCounts counts the cycle and what kind of cycle it was, and keeps
+// what the first and the last cycle say.
+func (a *accum) addCounts(c *Cycle) {
 	s := &a.s
 	if s.Cycles == 0 {
 		s.FirstGC = c.Num
@@ -169,7 +190,11 @@ func (a *accum) add(c *Cycle) {
 		a.lastUtil = c.Util
 	}
 	s.Procs = c.Procs
+}
 
+// addPauses adds the cycle's stop-the-world pauses.
+func (a *accum) addPauses(c *Cycle) {
+	s := &a.s
 	p, np := c.Pauses()
 	for _, v := range p[:np] {
 		a.pauses.Add(v)
@@ -180,6 +205,11 @@ func (a *accum) add(c *Cycle) {
 			s.MaxPauseLine = c.Line
 		}
 	}
+}
+
+// addCPU adds the cycle's CPU times.
+func (a *accum) addCPU(c *Cycle) {
+	s := &a.s
 	s.CPU.SweepTerm += c.CPU.SweepTerm
 	s.CPU.Scan += c.CPU.Scan
 	s.CPU.Sync += c.CPU.Sync
@@ -188,7 +218,12 @@ func (a *accum) add(c *Cycle) {
 	s.CPU.Idle += c.CPU.Idle
 	s.CPU.MarkTerm += c.CPU.MarkTerm
 	s.GCCPUMS += c.GCCPU()
+}
 
+// addHeap keeps the peaks of the heap, stacks and globals and the range
+// of the live heap.
+func (a *accum) addHeap(c *Cycle) {
+	s := &a.s
 	if c.HeapEnd > s.PeakHeapMB || s.PeakHeapLine == 0 {
 		s.PeakHeapMB = max(s.PeakHeapMB, c.HeapEnd)
 		s.PeakHeapLine = c.Line
@@ -204,68 +239,77 @@ func (a *accum) add(c *Cycle) {
 		s.LiveMinMB = min(s.LiveMinMB, c.HeapLive)
 		s.LiveMaxMB = max(s.LiveMaxMB, c.HeapLive)
 	}
-	if c.HeapGoal >= 0 {
-		s.MaxGoalMB = max(s.MaxGoalMB, c.HeapGoal)
-		s.MinGoalMB = min(s.MinGoalMB, c.HeapGoal)
-		if c.HeapGoal > 0 && c.HeapEnd > c.HeapGoal {
-			over := float64(c.HeapEnd-c.HeapGoal) / float64(c.HeapGoal) * 100
-			s.OvershootCycles++
-			if over >= 10 && c.HeapGoal >= 8 {
-				s.BigOvershootCycles++
-			}
-			if over > s.MaxOvershootPct {
-				s.MaxOvershootPct = over
-				s.MaxOvershootLine = c.Line
-			}
-		}
-		if c.HeapLive >= 0 && c.HeapGoal > 0 && float64(c.HeapLive) >= 0.95*float64(c.HeapGoal) {
-			s.AtGoalCycles++
-		}
-		if c.HeapGoal <= a.minHeap && !c.Forced {
-			s.MinHeapCycles++
-		}
-	}
-	if a.hasTime && c.HasAt && c.HeapLive >= 0 {
-		t := c.At - a.t0
-		y := float64(c.HeapLive)
-		a.n++
-		a.st += t
-		a.sy += y
-		a.stt += t * t
-		a.sty += t * y
-		a.syy += y * y
-	}
+}
 
-	if a.havePrev {
-		pr := &a.prev
-		if c.Num > pr.Num+1 {
-			s.Missing += c.Num - pr.Num - 1
+// addGoal weighs the cycle against its heap goal: overshoot, a live heap
+// at the goal, a goal at the minimum heap.
+func (a *accum) addGoal(c *Cycle) {
+	s := &a.s
+	s.MaxGoalMB = max(s.MaxGoalMB, c.HeapGoal)
+	s.MinGoalMB = min(s.MinGoalMB, c.HeapGoal)
+	if c.HeapGoal > 0 && c.HeapEnd > c.HeapGoal {
+		over := float64(c.HeapEnd-c.HeapGoal) / float64(c.HeapGoal) * 100
+		s.OvershootCycles++
+		if over >= 10 && c.HeapGoal >= 8 {
+			s.BigOvershootCycles++
 		}
-		if a.hasTime && c.HasAt && pr.HasAt {
-			dt := c.At - pr.At
-			if dt > s.MaxGapS {
-				s.MaxGapS = dt
-				s.MaxGapLine = c.Line
-			}
-			a.intervalWall += dt
-			a.intervalCPU += dt * 1000 * float64(max(pr.Procs, 1))
-			a.gcCPU += pr.GCCPU()
-			a.idleCPU += pr.CPU.Idle
-			a.markWall += pr.ConcurrentWall()
-			if pr.HeapLive >= 0 {
-				// Allocated during the previous cycle's mark phase, then
-				// from its end (live heap) to this cycle's start.
-				alloc := max(pr.HeapEnd-pr.HeapStart, 0) + max(c.HeapStart-pr.HeapLive, 0)
-				a.allocMB += float64(alloc)
-			}
-			gapAfter := dt*1000 - pr.Wall()
-			if gapAfter < pr.Wall() {
-				s.BackToBackCycles++
-			}
+		if over > s.MaxOvershootPct {
+			s.MaxOvershootPct = over
+			s.MaxOvershootLine = c.Line
 		}
 	}
-	a.prev = *c
-	a.havePrev = true
+	if c.HeapLive >= 0 && c.HeapGoal > 0 && float64(c.HeapLive) >= 0.95*float64(c.HeapGoal) {
+		s.AtGoalCycles++
+	}
+	if c.HeapGoal <= a.minHeap && !c.Forced {
+		s.MinHeapCycles++
+	}
+}
+
+// addLivePoint adds the cycle's live heap to the least-squares sums of
+// the live heap against time.
+func (a *accum) addLivePoint(c *Cycle) {
+	t := c.At - a.t0
+	y := float64(c.HeapLive)
+	a.n++
+	a.st += t
+	a.sy += y
+	a.stt += t * t
+	a.sty += t * y
+	a.syy += y * y
+}
+
+// addInterval closes the interval from the previous cycle's start to this
+// one's: cycles missing from the numbering, the gap between them, and the
+// previous cycle's costs over the interval.
+func (a *accum) addInterval(pr, c *Cycle) {
+	s := &a.s
+	if c.Num > pr.Num+1 {
+		s.Missing += c.Num - pr.Num - 1
+	}
+	if !a.hasTime || !c.HasAt || !pr.HasAt {
+		return
+	}
+	dt := c.At - pr.At
+	if dt > s.MaxGapS {
+		s.MaxGapS = dt
+		s.MaxGapLine = c.Line
+	}
+	a.intervalWall += dt
+	a.intervalCPU += dt * 1000 * float64(max(pr.Procs, 1))
+	a.gcCPU += pr.GCCPU()
+	a.idleCPU += pr.CPU.Idle
+	a.markWall += pr.ConcurrentWall()
+	if pr.HeapLive >= 0 {
+		// Allocated during the previous cycle's mark phase, then
+		// from its end (live heap) to this cycle's start.
+		alloc := max(pr.HeapEnd-pr.HeapStart, 0) + max(c.HeapStart-pr.HeapLive, 0)
+		a.allocMB += float64(alloc)
+	}
+	gapAfter := dt*1000 - pr.Wall()
+	if gapAfter < pr.Wall() {
+		s.BackToBackCycles++
+	}
 }
 
 // finish computes the derived figures. The accumulator must not be used

@@ -241,29 +241,57 @@ func trimPartialRune(b []byte) []byte {
 	return b
 }
 
+// parse reads a whole, decompressed profile.
 func parse(data []byte, name string) (*Profile, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%s: empty profile", name)
+	pp, legacy, red, err := decode(data, name)
+	if err != nil {
+		return nil, err
 	}
-	legacy := looksLegacy(data)
-	var red *reduced
+	p := header(pp, name, legacy)
+	idx, err := p.valueIndex(pp)
+	if err != nil {
+		return nil, err
+	}
+	p.readSamples(pp, idx)
+	if red != nil && red.dropped > 0 {
+		p.addDropped(red, idx)
+	}
+	return p, nil
+}
+
+// decode parses data with the pprof library, after bounding it: a
+// protocol buffer is reduced to MaxSamples samples (red says what was
+// left out), a legacy text profile of more is refused, and is symbolized
+// from its comments.
+func decode(data []byte, name string) (pp *profile.Profile, legacy bool, red *reduced, err error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, false, nil, fmt.Errorf("%s: empty profile", name)
+	}
+	legacy = looksLegacy(data)
 	if legacy {
 		if n := legacySamples(data); n > MaxSamples {
-			return nil, fmt.Errorf("%s: %d samples in a legacy text profile, more than the %d this reader takes: write the profile with debug=0", name, n, MaxSamples)
+			return nil, false, nil, fmt.Errorf("%s: %d samples in a legacy text profile, more than the %d this reader takes: write the profile with debug=0", name, n, MaxSamples)
 		}
 	} else {
-		var err error
 		if data, red, err = reduceProfile(data); err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
+			return nil, false, nil, fmt.Errorf("%s: %v", name, err)
 		}
 	}
-	pp, err := parseProfile(data)
+	pp, err = parseProfile(data)
 	if err != nil {
 		if head := data[:min(len(data), 4<<10)]; bytes.Contains(head, []byte(" ms clock, ")) {
-			return nil, fmt.Errorf("%s: not a readable profile: it is a gctrace log; read it with gcdoctor gctrace", name)
+			return nil, false, nil, fmt.Errorf("%s: not a readable profile: it is a gctrace log; read it with gcdoctor gctrace", name)
 		}
-		return nil, fmt.Errorf("%s: not a readable profile: %v", name, err)
+		return nil, false, nil, fmt.Errorf("%s: not a readable profile: %v", name, err)
 	}
+	if legacy {
+		symbolizeLegacy(pp, data)
+	}
+	return pp, legacy, red, nil
+}
+
+// header makes a Profile of what pp says about itself, before its samples.
+func header(pp *profile.Profile, name string, legacy bool) *Profile {
 	p := &Profile{
 		Name:       name,
 		Format:     FormatProto,
@@ -274,9 +302,7 @@ func parse(data []byte, name string) (*Profile, error) {
 	}
 	if legacy {
 		p.Format = FormatLegacy
-		symbolizeLegacy(pp, data)
 	}
-	data = nil // let the collector have it while the samples are converted
 	if pp.PeriodType != nil {
 		p.PeriodType = SampleType{pp.PeriodType.Type, pp.PeriodType.Unit}
 	}
@@ -284,7 +310,13 @@ func parse(data []byte, name string) (*Profile, error) {
 		p.Time = time.Unix(0, pp.TimeNanos)
 	}
 	p.Duration = time.Duration(pp.DurationNanos)
+	return p
+}
 
+// valueIndex records pp's sample types in p and returns, for each of the
+// four values of a sample, the index of the sample type that holds it (-1
+// for none). A profile with none of them is not a heap profile.
+func (p *Profile) valueIndex(pp *profile.Profile) ([4]int, error) {
 	idx := [4]int{-1, -1, -1, -1}
 	for i, st := range pp.SampleType {
 		p.SampleTypes = append(p.SampleTypes, SampleType{st.Type, st.Unit})
@@ -308,11 +340,16 @@ func parse(data []byte, name string) (*Profile, error) {
 		if found == "" {
 			found = "none"
 		}
-		return nil, fmt.Errorf("%s: not a heap profile: sample types %s", name, found)
+		return idx, fmt.Errorf("%s: not a heap profile: sample types %s", p.Name, found)
 	}
 	p.HasAlloc = idx[vAllocBytes] >= 0 || idx[vAllocObjects] >= 0
 	p.HasInuse = idx[vInuseBytes] >= 0 || idx[vInuseObjects] >= 0
+	return idx, nil
+}
 
+// readSamples converts pp's samples, taking their values from the sample
+// types idx names, and counts them into p's totals.
+func (p *Profile) readSamples(pp *profile.Profile, idx [4]int) {
 	// Each location's frames are made once; a sample's stack lists their
 	// indices, so a million samples cost a few bytes per frame each.
 	type span struct{ start, n int32 }
@@ -343,40 +380,48 @@ func parse(data []byte, name string) (*Profile, error) {
 			stack = trimHidden(p.frames, stack)
 		}
 		sm.stack = slices.Clone(stack)
-		unsym := false
-		for _, i := range sm.stack {
-			if p.frames[i].Function == "" {
-				unsym = true
-			}
-		}
-		if len(sm.stack) == 0 {
-			p.EmptyStacks++
-		}
-		if unsym {
-			p.Unsymbolized++
-		}
-		p.TotalAllocBytes += sm.v[vAllocBytes]
-		p.TotalAllocObjects += sm.v[vAllocObjects]
-		p.TotalInuseBytes += sm.v[vInuseBytes]
-		p.TotalInuseObjects += sm.v[vInuseObjects]
+		p.count(&sm)
 		p.samples = append(p.samples, sm)
 	}
 	p.Samples = len(p.samples)
-	if red != nil && red.dropped > 0 {
-		for k, i := range idx {
-			if i >= 0 && i < len(red.droppedSums) {
-				p.dropped[k] = red.droppedSums[i]
-			}
+}
+
+// count adds a sample to the profile's totals and its counts of empty and
+// unsymbolized stacks.
+func (p *Profile) count(sm *sample) {
+	unsym := false
+	for _, i := range sm.stack {
+		if p.frames[i].Function == "" {
+			unsym = true
 		}
-		p.TotalAllocBytes += p.dropped[vAllocBytes]
-		p.TotalAllocObjects += p.dropped[vAllocObjects]
-		p.TotalInuseBytes += p.dropped[vInuseBytes]
-		p.TotalInuseObjects += p.dropped[vInuseObjects]
-		p.SamplesDropped, p.DroppedBy = red.dropped, red.by
-		p.Caveats = append(p.Caveats, fmt.Sprintf("%d of the profile's %d samples were read, the heaviest by %s; the %d lightest (%s) count in the totals but in no site",
-			p.Samples, red.samples, red.by, red.dropped, droppedShare(p, red)))
 	}
-	return p, nil
+	if len(sm.stack) == 0 {
+		p.EmptyStacks++
+	}
+	if unsym {
+		p.Unsymbolized++
+	}
+	p.TotalAllocBytes += sm.v[vAllocBytes]
+	p.TotalAllocObjects += sm.v[vAllocObjects]
+	p.TotalInuseBytes += sm.v[vInuseBytes]
+	p.TotalInuseObjects += sm.v[vInuseObjects]
+}
+
+// addDropped counts the samples reduceProfile left out into the totals,
+// and says so in a caveat.
+func (p *Profile) addDropped(red *reduced, idx [4]int) {
+	for k, i := range idx {
+		if i >= 0 && i < len(red.droppedSums) {
+			p.dropped[k] = red.droppedSums[i]
+		}
+	}
+	p.TotalAllocBytes += p.dropped[vAllocBytes]
+	p.TotalAllocObjects += p.dropped[vAllocObjects]
+	p.TotalInuseBytes += p.dropped[vInuseBytes]
+	p.TotalInuseObjects += p.dropped[vInuseObjects]
+	p.SamplesDropped, p.DroppedBy = red.dropped, red.by
+	p.Caveats = append(p.Caveats, fmt.Sprintf("%d of the profile's %d samples were read, the heaviest by %s; the %d lightest (%s) count in the totals but in no site",
+		p.Samples, red.samples, red.by, red.dropped, droppedShare(p, red)))
 }
 
 // droppedShare says how much of the key sample type the dropped samples

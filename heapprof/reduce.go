@@ -183,43 +183,66 @@ func (s idSet) has(id uint64) bool {
 // data to parse and what was dropped (nil when nothing was). A buffer it
 // cannot walk is returned as it is, for the parser to report on.
 func reduceProfile(data []byte) ([]byte, *reduced, error) {
-	var samples, strs, locations, frames int
-	var typeIdx []uint64 // string index of each sample type's name
-	err := walk(data, func(f field) error {
-		switch f.num {
-		case profSample:
-			samples++
-			_, d, err := sampleFigures(f.val, 0)
-			frames += d
-			return err
-		case profStringTable:
-			strs++
-		case profSampleType:
-			typeIdx = append(typeIdx, messageID(f.val, valueTypeType))
-		case profLocation:
-			locations++
-		}
-		return nil
-	})
+	c, err := countProfile(data)
 	if err != nil {
 		return data, nil, nil
 	}
-	if strs > MaxStrings {
-		return nil, nil, fmt.Errorf("%d strings in the profile's string table, more than the %d this reader takes", strs, MaxStrings)
+	if c.strs > MaxStrings {
+		return nil, nil, fmt.Errorf("%d strings in the profile's string table, more than the %d this reader takes", c.strs, MaxStrings)
 	}
-	if samples <= MaxSamples && frames <= MaxStackFrames && locations <= MaxStackFrames {
+	if c.samples <= MaxSamples && c.frames <= MaxStackFrames && c.locations <= MaxStackFrames {
 		return data, nil, nil
 	}
-	if len(typeIdx) == 0 || len(typeIdx) > 64 {
+	if len(c.typeIdx) == 0 || len(c.typeIdx) > 64 {
 		return data, nil, nil // not a heap profile: the parser says so
 	}
-	names := stringsAt(data, typeIdx)
+	names := stringsAt(data, c.typeIdx)
 	key := keyType(names)
-	nv := len(typeIdx)
-	red := &reduced{samples: samples, by: names[key], droppedSums: make([]int64, nv)}
+	nv := len(c.typeIdx)
+	red := &reduced{samples: c.samples, by: names[key], droppedSums: make([]int64, nv)}
 
-	// Select the heaviest samples, then let in as many as the frame
-	// budget takes, heaviest first.
+	keep := heaviestSamples(data, key, nv)
+	kept := func(ord int32) bool {
+		_, ok := slices.BinarySearch(keep, ord)
+		return ok
+	}
+	locs, funcs := usedIDs(data, kept)
+	return rewrite(data, red, kept, locs, funcs), red, nil
+}
+
+// profileCounts are the sizes of an encoded profile.
+type profileCounts struct {
+	samples, strs, locations int
+	frames                   int      // locations over all samples' stacks
+	typeIdx                  []uint64 // string index of each sample type's name
+}
+
+// countProfile measures an encoded profile without decoding it.
+func countProfile(data []byte) (profileCounts, error) {
+	var c profileCounts
+	err := walk(data, func(f field) error {
+		switch f.num {
+		case profSample:
+			c.samples++
+			_, d, err := sampleFigures(f.val, 0)
+			c.frames += d
+			return err
+		case profStringTable:
+			c.strs++
+		case profSampleType:
+			c.typeIdx = append(c.typeIdx, messageID(f.val, valueTypeType))
+		case profLocation:
+			c.locations++
+		}
+		return nil
+	})
+	return c, err
+}
+
+// heaviestSamples returns the positions, in order, of the samples to keep:
+// the MaxSamples heaviest by the sample type key, then as many of those as
+// the frame budget takes, heaviest first. nv is the number of sample types.
+func heaviestSamples(data []byte, key, nv int) []int32 {
 	h := &sampleHeap{}
 	ord := int32(0)
 	walk(data, func(f field) error {
@@ -252,16 +275,14 @@ func reduceProfile(data []byte) ([]byte, *reduced, error) {
 			keep = append(keep, e.ord)
 		}
 	}
-	h.s = nil
 	slices.Sort(keep)
-	kept := func(ord int32) bool {
-		_, ok := slices.BinarySearch(keep, ord)
-		return ok
-	}
+	return keep
+}
 
-	// The locations the kept samples use, and the functions those use.
-	var locs, funcs idSet
-	ord = 0
+// usedIDs returns the ids of the locations the kept samples use, and of
+// the functions those locations use.
+func usedIDs(data []byte, kept func(ord int32) bool) (locs, funcs idSet) {
+	ord := int32(0)
 	walk(data, func(f field) error {
 		if f.num == profSample {
 			if kept(ord) {
@@ -289,10 +310,16 @@ func reduceProfile(data []byte) ([]byte, *reduced, error) {
 		return nil
 	})
 	funcs.seal()
+	return locs, funcs
+}
 
-	// Rewrite in place: every field kept moves back or stays.
+// rewrite drops from data, in place, the samples not kept and the
+// locations and functions not used, counting the dropped samples in red.
+// Every field kept moves back or stays.
+func rewrite(data []byte, red *reduced, kept func(ord int32) bool, locs, funcs idSet) []byte {
+	nv := len(red.droppedSums)
 	out := data[:0]
-	ord = 0
+	ord := int32(0)
 	walk(data, func(f field) error {
 		keepIt := true
 		switch f.num {
@@ -315,7 +342,7 @@ func reduceProfile(data []byte) ([]byte, *reduced, error) {
 		}
 		return nil
 	})
-	return out, red, nil
+	return out
 }
 
 // stringsAt returns the strings at the given indices of the profile's

@@ -176,48 +176,9 @@ type siteAgg struct {
 // sites, heaviest first. Ties are broken by function, file and line so the
 // order is stable.
 func (p *Profile) Top(opts SiteOptions) *Top {
-	userFn := opts.User
-	if userFn == nil {
-		userFn = DefaultUser
-	}
-	// The predicate is asked once per distinct frame, not once per frame
-	// of every stack.
-	isUser := make([]int8, len(p.frames)) // 0 unknown, 1 no, 2 yes
-	user := func(i int32) bool {
-		if isUser[i] == 0 {
-			isUser[i] = 1
-			if userFn(p.frames[i].Function) {
-				isUser[i] = 2
-			}
-		}
-		return isUser[i] == 2
-	}
 	vi := sortIndex(opts.Sort)
-	aggs := make(map[siteKey]*siteAgg)
+	c := newCharger(p, opts.User, vi)
 	t := &Top{Sort: opts.Sort, Attribution: opts.Attribution, SamplesDropped: p.SamplesDropped, SamplesDroppedSum: p.dropped[vi]}
-	charge := func(si int, s *sample, fi int32, via string, isUser bool) {
-		f := &p.frames[fi]
-		k := siteKey{f.Function, f.File, f.Line, 0}
-		if f.Function == "" {
-			k.addr = f.Address
-		}
-		a := aggs[k]
-		if a == nil {
-			a = &siteAgg{key: k, lastRef: -1}
-			aggs[k] = a
-		}
-		if a.lastRef == si {
-			return // recursion: count once per sample
-		}
-		a.lastRef = si
-		for i := range a.v {
-			a.v[i] += s.v[i]
-		}
-		a.stacks++
-		if a.stack == nil || s.v[vi] > a.best {
-			a.best, a.stack, a.via, a.user = s.v[vi], s.stack, via, isUser
-		}
-	}
 	t.ProfileSum = p.dropped[vi]
 	for si := range p.samples {
 		s := &p.samples[si]
@@ -226,28 +187,107 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 			t.EmptyStacks++
 			continue
 		}
-		switch opts.Attribution {
-		case AttrFlat:
-			charge(si, s, s.stack[0], "", user(s.stack[0]))
-		case AttrCumulative:
-			for _, f := range s.stack {
-				charge(si, s, f, "", user(f))
-			}
-		default:
-			at := -1
-			for i, f := range s.stack {
-				if user(f) {
-					at = i
-					break
-				}
-			}
-			if at < 0 {
-				charge(si, s, s.stack[0], "", false)
-				continue
-			}
-			charge(si, s, s.stack[at], p.allocator(s.stack[:at]), true)
+		c.chargeSample(si, s, opts.Attribution)
+	}
+	sites, stacks := p.aggSites(c.aggs)
+	order := rankSites(sites, vi)
+	t.Total = len(sites)
+	n := t.cut(sites, order, vi, opts.N)
+	t.Sites = p.withStacks(sites, stacks, order[:n])
+	return t
+}
+
+// charger charges samples to the sites of one profile.
+type charger struct {
+	p      *Profile
+	vi     int // index of the sort value in sample.v
+	userFn func(fn string) bool
+	// isUser caches userFn per distinct frame, so that it is asked once
+	// per frame of the profile rather than once per frame of every stack:
+	// 0 unknown, 1 no, 2 yes.
+	isUser []int8
+	aggs   map[siteKey]*siteAgg
+}
+
+func newCharger(p *Profile, userFn func(fn string) bool, vi int) *charger {
+	if userFn == nil {
+		userFn = DefaultUser
+	}
+	return &charger{
+		p:      p,
+		vi:     vi,
+		userFn: userFn,
+		isUser: make([]int8, len(p.frames)),
+		aggs:   make(map[siteKey]*siteAgg),
+	}
+}
+
+// user reports whether frame i is the user's code.
+func (c *charger) user(i int32) bool {
+	if c.isUser[i] == 0 {
+		c.isUser[i] = 1
+		if c.userFn(c.p.frames[i].Function) {
+			c.isUser[i] = 2
 		}
 	}
+	return c.isUser[i] == 2
+}
+
+// chargeSample charges sample si, whose stack is not empty, to the sites
+// the attribution names.
+func (c *charger) chargeSample(si int, s *sample, attr Attribution) {
+	switch attr {
+	case AttrFlat:
+		c.charge(si, s, s.stack[0], "", c.user(s.stack[0]))
+	case AttrCumulative:
+		for _, f := range s.stack {
+			c.charge(si, s, f, "", c.user(f))
+		}
+	default:
+		at := -1
+		for i, f := range s.stack {
+			if c.user(f) {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			c.charge(si, s, s.stack[0], "", false)
+			return
+		}
+		c.charge(si, s, s.stack[at], c.p.allocator(s.stack[:at]), true)
+	}
+}
+
+// charge adds sample si to the site of frame fi, once however often the
+// frame recurs on the stack.
+func (c *charger) charge(si int, s *sample, fi int32, via string, isUser bool) {
+	f := &c.p.frames[fi]
+	k := siteKey{f.Function, f.File, f.Line, 0}
+	if f.Function == "" {
+		k.addr = f.Address
+	}
+	a := c.aggs[k]
+	if a == nil {
+		a = &siteAgg{key: k, lastRef: -1}
+		c.aggs[k] = a
+	}
+	if a.lastRef == si {
+		return // recursion: count once per sample
+	}
+	a.lastRef = si
+	for i := range a.v {
+		a.v[i] += s.v[i]
+	}
+	a.stacks++
+	if a.stack == nil || s.v[c.vi] > a.best {
+		a.best, a.stack, a.via, a.user = s.v[c.vi], s.stack, via, isUser
+	}
+}
+
+// aggSites turns the sites charged into Sites, without their stacks, and
+// returns the heaviest stack of each beside it.
+func (p *Profile) aggSites(aggs map[siteKey]*siteAgg) ([]Site, [][]int32) {
 	sites := make([]Site, 0, len(aggs))
 	stacks := make([][]int32, 0, len(aggs))
 	for _, a := range aggs {
@@ -275,6 +315,12 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 		sites = append(sites, s)
 		stacks = append(stacks, a.stack)
 	}
+	return sites, stacks
+}
+
+// rankSites returns the indices of sites, heaviest by the sort value vi
+// first, then by bytes allocated, function, file and line.
+func rankSites(sites []Site, vi int) []int {
 	order := make([]int, len(sites))
 	for i := range order {
 		order[i] = i
@@ -289,28 +335,37 @@ func (p *Profile) Top(opts SiteOptions) *Top {
 			cmp.Compare(a.Line, b.Line),
 		)
 	})
-	t.Total = len(sites)
-	n := len(order)
-	if opts.N > 0 && n > opts.N {
-		for _, i := range order[opts.N:] {
-			v := siteValue(sites[i], vi)
-			t.DroppedSum += v
-			t.DroppedMax = max(t.DroppedMax, v)
-		}
-		t.Dropped = n - opts.N
-		n = opts.N
+	return order
+}
+
+// cut accounts in t for the sites ranked beyond the first n (all of them
+// kept when n is 0) and returns how many sites are shown.
+func (t *Top) cut(sites []Site, order []int, vi, n int) int {
+	if n <= 0 || len(order) <= n {
+		return len(order)
 	}
-	// Only the sites shown get their stack written out as frames.
-	t.Sites = make([]Site, n)
-	for k, i := range order[:n] {
+	for _, i := range order[n:] {
+		v := siteValue(sites[i], vi)
+		t.DroppedSum += v
+		t.DroppedMax = max(t.DroppedMax, v)
+	}
+	t.Dropped = len(order) - n
+	return n
+}
+
+// withStacks returns the sites shown, in order, each with its heaviest
+// stack written out as frames: only those shown pay for it.
+func (p *Profile) withStacks(sites []Site, stacks [][]int32, shown []int) []Site {
+	out := make([]Site, len(shown))
+	for k, i := range shown {
 		s := sites[i]
 		s.Stack = make([]Frame, len(stacks[i]))
 		for j, fi := range stacks[i] {
 			s.Stack[j] = p.frames[fi]
 		}
-		t.Sites[k] = s
+		out[k] = s
 	}
-	return t
+	return out
 }
 
 // allocator names the function that allocated for a stack whose user frame
