@@ -45,6 +45,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 		m.fitRunway(o)
 	}
 	m.finish(opts, seg, o)
+	m.checkReplay()
 	return m, nil
 }
 
@@ -124,6 +125,16 @@ func (m *Model) observe(cs []gctrace.Cycle, where string) (*observations, error)
 		used := math.Max(mid(c.HeapEnd)-prevLive, 0)
 		if i == 0 {
 			used = mid(c.HeapEnd) // the heap was empty when the process started
+			if why := m.startsLate(c); why != "" {
+				// The heap the first cycle found was not allocated under
+				// the setting the log was recorded with: the replay starts
+				// from where that cycle left the heap, and keeps it.
+				used = 0
+				m.Caveats = append(m.Caveats, why)
+				if !c.Forced {
+					m.keepFirst, m.firstCPUMS = true, c.GCCPU()
+				}
+			}
 		}
 		o.x += used
 		p.x = o.x
@@ -150,6 +161,27 @@ func (m *Model) observe(cs []gctrace.Cycle, where string) (*observations, error)
 		prevLive = live
 	}
 	return o, nil
+}
+
+// startsLate says why the replay cannot start from an empty heap, as a
+// caveat, or returns "": the log begins after the process's first cycle
+// (an excerpt, or a log collected from a running process), or its first
+// cycle's goal is far above what the setting gives an empty heap (the
+// minimum heap, 4 MiB × GOGC/100), as when the program sets its own GOGC
+// at start-up (the Go compiler raises it until its heap reaches about 64
+// MiB).
+func (m *Model) startsLate(c *gctrace.Cycle) string {
+	if c.Num > 1 {
+		return fmt.Sprintf("the log starts at cycle %d, after the process had run for a while: the replay starts from the heap that cycle left and keeps it as logged", c.Num)
+	}
+	if c.HeapGoal < 0 {
+		return ""
+	}
+	g := HeapGoal(m.GoMinor, m.Observed, Heap{Stacks: midSmall(c.Stacks), Globals: midSmall(c.Globals)}, 0)
+	if math.IsInf(g.MiB, 1) || float64(c.HeapGoal) <= math.Max(2*g.MiB, g.MiB+2) {
+		return ""
+	}
+	return fmt.Sprintf("the first cycle's goal (%d MiB) is not what %s gives an empty heap (%.0f MiB): the program or its environment set another GOGC at start-up; the replay starts from the heap that cycle left and keeps it as logged", c.HeapGoal, m.Observed, g.MiB)
 }
 
 // observeRunway adds a paced cycle c with a printed goal to the runway

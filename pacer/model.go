@@ -64,6 +64,16 @@ type Model struct {
 	CostResidualMS float64 // standard deviation of a cycle's cost around the line, ms
 	PacedCPUMS     float64 // GC CPU of the paced cycles, ms
 	ForcedCPUMS    float64 // GC CPU of the forced cycles, ms
+	// CostScatter is CostResidualMS over the mean cost of a paced cycle:
+	// how far single cycles stray from the line, relative. Above 0.5 the
+	// GC CPU range is withheld (GCCPURangeWithheld).
+	CostScatter float64
+
+	// ReplayCycles and ReplayCPUMS are what the model gives for the
+	// setting the log was recorded with (Predict(Observed) without
+	// ranges), to hold against Cycles and LoggedCPUMS: see Reproduces.
+	ReplayCycles float64
+	ReplayCPUMS  float64 // ms
 
 	// RunwayRatio is Σ(heap at the end of cycle − live heap of the cycle
 	// before) over Σ(heap goal − live heap of the cycle before) over the
@@ -116,6 +126,10 @@ type Model struct {
 	points   []point
 	forcedAt []float64 // cumulative allocation at each forced cycle, MiB
 	endMiB   float64   // cumulative allocation at the end of the work, MiB
+	// keepFirst: the replay starts after the first cycle, a paced one that
+	// it keeps as logged, at a cost of firstCPUMS (see startsLate).
+	keepFirst  bool
+	firstCPUMS float64
 }
 
 // point is one observed cycle, placed by cumulative allocation.
@@ -206,8 +220,8 @@ func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
 	if Valid(m.LiveSlopeMiBPerS) && m.LiveR2 > 0.5 && m.LiveSlopeMiBPerS*m.WallS > 0.5*m.LiveMeanMiB {
 		m.Caveats = append(m.Caveats, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
 	}
-	if nPaced := m.Cycles - m.Forced; nPaced < 10 {
-		m.Caveats = append(m.Caveats, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
+	if n := m.PacedCycles(); n > 0 && m.PacedCPUMS > 0 {
+		m.CostScatter = m.CostResidualMS / (m.PacedCPUMS / float64(n))
 	}
 }
 
@@ -309,8 +323,9 @@ func stddev(v []float64) float64 {
 
 // linearFit fits y = a + b·x by least squares, with a and b at least 0
 // (a GC cycle's cost neither falls as the heap grows nor drops below
-// nothing), and returns a, b, R² and the residuals' standard deviation. With
-// no spread in x it returns the mean of y as a, b = 0 and R² = NaN.
+// nothing), and returns a, b, R² and the residuals' standard deviation.
+// Every line it returns gives back Σy at the xs it was fitted on. With no
+// spread in x it returns the mean of y as a, b = 0 and R² = NaN.
 func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 	n := float64(len(xs))
 	var sx, sy, sxx, sxy, syy float64
@@ -333,11 +348,15 @@ func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 		b = 0
 	}
 	a = (sy - b*sx) / n
-	if a < 0 && sxx > 0 {
+	if a < 0 && sx > 0 {
 		// Nor can a cycle cost less than nothing: a negative intercept
 		// comes from a few costly cycles at the largest heaps. Fit the
-		// line through the origin instead.
-		a, b = 0, sxy/sxx
+		// line through the origin instead, as the ratio of the total cost
+		// to the total scanned (least squares with a scatter that grows
+		// with the heap scanned): unlike Σxy/Σxx, which the costliest
+		// cycles pull up, it gives back the logged cost of the cycles it
+		// was fitted on, as the other lines do.
+		a, b = 0, sy/sx
 	}
 	// R² of the line actually returned, so that it stays honest when the
 	// slope or the intercept was held at zero.
