@@ -200,8 +200,7 @@ func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
 // model captured the run; the other runs of that setting differ from it
 // by run-to-run noise.
 func replayNote(m *pacer.Model, fitted pacer.Setting) string {
-	avail := m.WallS * 1000 * float64(m.Procs)
-	got, logged := m.ReplayCPUMS/avail*100, m.LoggedCPUMS()/avail*100
+	got, logged := m.CPUShare(m.ReplayCPUMS)*100, m.CPUShare(m.LoggedCPUMS())*100
 	s := fmt.Sprintf("The run of %s the model was fitted on had %d GC cycles and %.3g%% GC CPU; replaying that setting the model gives %.0f and %.3g%%", fitted, m.Cycles, logged, m.ReplayCycles, got)
 	if !m.Reproduces() {
 		return s + ": it does not reproduce the run it was fitted on, so its ranges of GC count and GC CPU are withheld and its predictions are doubtful."

@@ -239,7 +239,11 @@ func formatTable(rows []row) string {
 		}
 	}
 	fmt.Fprintf(&b, "cycle ranges: %d of %d hold the real median\n", cycIn, len(nr))
-	fmt.Fprintf(&b, "GC CPU ranges: given for %d of %d (withheld for weak fits), %d of those hold the real median\n", cpuGiven, len(nr), cpuIn)
+	if cpuGiven > 0 {
+		fmt.Fprintf(&b, "GC CPU ranges: given for %d of %d (withheld for weak fits), %d of those hold the real median\n", cpuGiven, len(nr), cpuIn)
+	} else {
+		fmt.Fprintf(&b, "GC CPU ranges: withheld for all %d (weak fits)\n", len(nr))
+	}
 	for _, s := range []struct {
 		name string
 		errs []float64

@@ -62,6 +62,18 @@ func (m *Model) PacedCycles() int { return m.Cycles - m.Forced }
 // LoggedCPUMS returns the GC CPU time of the cycles in the log, ms.
 func (m *Model) LoggedCPUMS() float64 { return m.PacedCPUMS + m.ForcedCPUMS }
 
+// CPUShare returns ms of GC CPU as a share of the CPU the log's wall time
+// offered (WallS × Procs), as GCCPUFraction and Prediction.GCCPUFraction
+// count it: CPUShare(LoggedCPUMS()) is the log's own GC CPU, and
+// CPUShare(ReplayCPUMS) the model's for the recorded setting. NaN when the
+// wall time is not known.
+func (m *Model) CPUShare(ms float64) float64 {
+	if !(m.WallS > 0) {
+		return math.NaN()
+	}
+	return ms / (m.WallS * 1000 * float64(max(m.Procs, 1)))
+}
+
 // Reproduces reports whether the model, replaying the setting the log was
 // recorded with, gives back the log's cycles and GC CPU within 25% (or
 // one cycle). When it does not, the ranges of its predictions of cycles
@@ -110,13 +122,15 @@ func (m *Model) checkReplay() {
 	m.ReplayCycles = float64(sim.paced + sim.forced)
 	m.ReplayCPUMS = sim.cpuMS
 	if !m.Reproduces() {
-		m.Caveats = append(m.Caveats, fmt.Sprintf("the model does not give back its own log: replaying %s it gives %.0f cycles and %s ms of GC CPU where the log has %d and %s ms, so the program was not paced as that setting paces it (it may set its own GOGC, as the Go compiler does, or run under another setting than the one given); the ranges of cycles and GC CPU are withheld",
-			m.Observed, m.ReplayCycles, sig3(m.ReplayCPUMS), m.Cycles, sig3(m.LoggedCPUMS())))
+		// The weightiest caveat of all comes first.
+		m.Caveats = append([]string{fmt.Sprintf("the model does not give back its own log: replaying %s it gives %.0f cycles and %s ms of GC CPU where the log has %d and %s ms, so the program was not paced as that setting paces it (it may set its own GOGC, as the Go compiler does, or run under another setting than the one given); the ranges of cycles and GC CPU are withheld",
+			m.Observed, m.ReplayCycles, sig3(m.ReplayCPUMS), m.Cycles, sig3(m.LoggedCPUMS()))}, m.Caveats...)
+		return
 	}
 	if n := m.PacedCycles(); n < 20 {
 		m.Caveats = append(m.Caveats, fmt.Sprintf("only %d paced cycles: the fit is rough, and ranges of cycles are at least ±%.0f%%", n, m.cycleSpread()*100))
 	}
-	if why := m.GCCPURangeWithheld(); why != "" && m.Reproduces() {
+	if why := m.GCCPURangeWithheld(); why != "" {
 		m.Caveats = append(m.Caveats, why)
 	}
 }

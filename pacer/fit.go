@@ -174,7 +174,10 @@ func (m *Model) startsLate(c *gctrace.Cycle) string {
 	if c.Num > 1 {
 		return fmt.Sprintf("the log starts at cycle %d, after the process had run for a while: the replay starts from the heap that cycle left and keeps it as logged", c.Num)
 	}
-	if c.HeapGoal < 0 {
+	if c.HeapGoal < 0 || c.HeapGoal <= c.HeapStart {
+		// No goal printed, or one the runtime moved just past a heap that
+		// one large allocation had taken past the goal: neither says what
+		// GOGC the program ran with.
 		return ""
 	}
 	g := HeapGoal(m.GoMinor, m.Observed, Heap{Stacks: midSmall(c.Stacks), Globals: midSmall(c.Globals)}, 0)

@@ -275,14 +275,9 @@ func (m *Model) Predict(s Setting) Prediction {
 	p.ForcedCycles = mid.forced
 
 	p.GCCPUMS = m.cpuRange(mid, lo, hi)
-	if m.WallS > 0 {
-		// GC CPU over the wall time the log covers × GOMAXPROCS, as
-		// GCCPUFraction measures it.
-		avail := m.WallS * 1000 * float64(m.Procs)
-		p.GCCPUFraction = Range{p.GCCPUMS.Value / avail, p.GCCPUMS.Low / avail, p.GCCPUMS.High / avail}
-	} else {
-		p.GCCPUFraction = Range{math.NaN(), math.NaN(), math.NaN()}
-	}
+	// GC CPU over the wall time the log covers × GOMAXPROCS, as
+	// GCCPUFraction measures it.
+	p.GCCPUFraction = Range{m.CPUShare(p.GCCPUMS.Value), m.CPUShare(p.GCCPUMS.Low), m.CPUShare(p.GCCPUMS.High)}
 	if !m.Reproduces() {
 		nan := math.NaN()
 		p.Cycles.Low, p.Cycles.High = nan, nan
@@ -306,6 +301,8 @@ func (m *Model) Predict(s Setting) Prediction {
 	p.GoalMiB = median(mid.goals)
 	p.LimitedCycles = mid.limited
 
+	// What limits the fit first, then what every prediction assumes.
+	p.Caveats = append(p.Caveats, m.Caveats...)
 	p.Caveats = append(p.Caveats,
 		"the same work as the log is assumed: the same total allocation and the same live heap at the same point of it",
 		"GC CPU as a fraction assumes the same wall time; less GC usually also shortens the run")
@@ -320,9 +317,6 @@ func (m *Model) Predict(s Setting) Prediction {
 	}
 	if mid.paced < 5 && s.GOGC != Off {
 		p.Caveats = append(p.Caveats, "fewer than 5 cycles predicted: one cycle more or less is a large relative change")
-	}
-	if len(m.Caveats) > 0 {
-		p.Caveats = append(p.Caveats, m.Caveats...)
 	}
 	p.Risk, p.RiskReason = m.risk(s, mid, p)
 	return p
