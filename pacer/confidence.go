@@ -30,13 +30,15 @@ func GCCPUFraction(s *gctrace.Summary) float64 {
 // fitted on one run and held against every run of the other settings.
 const (
 	// A range of cycles is at least ±1/√n of the value for a fit on n
-	// paced cycles, and at least ±10%: the median error grows from 6% for
-	// fits on 50 or more paced cycles to 18% below 20 and 20% below 10.
+	// paced cycles, and at least ±10%: the median error of the cycle
+	// count grows from 6% for fits on 50 or more paced cycles to 9% for
+	// 20–49, 18% for 10–19 and 20% below 10.
 	minCycleSpread = 0.10
 	// The GC CPU range is withheld when single cycles' cost scatters
 	// around the cost line by more than half the mean cost (CostScatter):
-	// below that the predicted GC CPU was within 32% of the measured in
-	// 9 cases out of 10, above it within 70–110%.
+	// below that the predicted GC CPU missed by a median of 16% (38% for
+	// the worst tenth), above it by 34% (89%). R² does not separate the
+	// two: the heap a program scans hardly varies from cycle to cycle.
 	maxCostScatter = 0.5
 	// Nor is it given for a fit on fewer paced cycles: their GC CPU
 	// predictions missed by a median of 63%.
@@ -45,13 +47,14 @@ const (
 	// to another for reasons the log does not show (more marking on idle
 	// Ps with longer runways, fewer assists): the GC CPU range adds it,
 	// relative, to the scatter of single cycles and the uncertainty of
-	// the cost line.
+	// the cost line. With it the range holds 90% of the measured figures
+	// where it is given.
 	costDrift = 0.25
 	// A model reproduces its log when its replay of the observed setting
-	// is within 25% (and more than one cycle) of the log's cycles and GC
-	// CPU: on every recorded benchmark it is within 18%; the logs it
-	// misses by more ran under another setting than the one given, such
-	// as a GOGC the program set itself.
+	// is within 25% (or one cycle) of the log's cycles and GC CPU: on
+	// every recorded benchmark it is within 18%; the logs it misses by
+	// more ran under another setting than the one given, such as a GOGC
+	// the program set itself.
 	replayTolerance = 0.25
 )
 
