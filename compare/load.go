@@ -13,6 +13,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
 // BenchSet holds benchmark results: a sample per benchmark and unit.
@@ -112,22 +113,19 @@ func (b *BenchSet) Config() []string {
 }
 
 // RunFromLog returns the GC figures of a parsed gctrace log: those of its
-// process with the most cycles, which is the program rather than the go
-// command or the compiler when the log holds several.
+// busiest process (gctrace.Log.Busiest, the most GC CPU time), which is
+// the program rather than the go command or the compiler when the log
+// holds several, and the process the pacer model is fitted to. Its GC CPU
+// is pacer.GCCPUFraction, the figure the model predicts.
 func RunFromLog(log *gctrace.Log) Run {
 	r := unknownRun()
-	var seg *gctrace.Segment
-	for _, s := range log.Segments {
-		if seg == nil || s.Summary.Cycles > seg.Summary.Cycles {
-			seg = s
-		}
-	}
+	seg := log.Busiest()
 	if seg == nil {
 		return r
 	}
 	sm := &seg.Summary
 	r.GCCount = float64(sm.Cycles)
-	r.GCCPUPercent = sm.GCCPUPercent
+	r.GCCPUPercent = pacer.GCCPUFraction(sm) * 100
 	r.P99PauseMS = sm.P99PauseMS
 	if sm.PeakHeapMB >= 0 {
 		r.PeakHeapMiB = float64(sm.PeakHeapMB)

@@ -188,3 +188,57 @@ func TestRunsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictionBesideMeasurement holds the model's prediction for the
+// setting it was fitted on against what the run it was fitted on
+// measured: the same process (the busiest, in a log that also holds the go
+// command and a compile) and the same GC CPU (pacer.GCCPUFraction), so
+// that they agree within the model's replay tolerance of 25%, and the
+// table's notes say how they compare.
+func TestPredictionBesideMeasurement(t *testing.T) {
+	tests := []struct {
+		log      string
+		withheld bool // the fit's GC CPU range is withheld
+	}{
+		{realLogs + "json-unmarshal.gogc100.r1.log", false},
+		{realLogs + "json-marshal.gogc100.r1.log", true},
+		// go test -bench: the go command, a compile and the test binary.
+		{"../gctrace/testdata/real/bench-encoding-json.log", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.log, func(t *testing.T) {
+			r := NewSweepRuns([]string{"prog"}, []pacer.Setting{{GOGC: 100}, {GOGC: 400}})
+			if err := r.Add(0, Measured{GCTracePath: tt.log, Wall: time.Second, CPU: -1}); err != nil {
+				t.Fatal(err)
+			}
+			if r.Model == nil {
+				t.Fatalf("no model: %v", r.ModelErr)
+			}
+			tab := r.Table()
+			count, cpu := tab.Find("", MetricGCCount.Name), tab.Find("", MetricGCCPU.Name)
+			if count == nil || cpu == nil || cpu.Cells[0].Predicted == nil {
+				t.Fatalf("no GC rows with predictions")
+			}
+			if got := count.Cells[0].Sample[0]; got != float64(r.Model.Cycles) {
+				t.Errorf("measured %v cycles, the model was fitted on %d: not the same process", got, r.Model.Cycles)
+			}
+			measured, predicted := cpu.Cells[0].Sample[0], cpu.Cells[0].Predicted
+			m := r.Model
+			if logged := m.CPUShare(m.LoggedCPUMS()) * 100; math.Abs(logged-measured) > 1e-9*logged {
+				t.Errorf("measured GC CPU %v%%, but the cycles the model was fitted on give %v%%: two definitions", measured, logged)
+			}
+			if e := math.Abs(predicted.Value-measured) / measured; e > 0.25 {
+				t.Errorf("GC CPU %.2f%% predicted at the fitted setting, %.2f%% measured on the run fitted", predicted.Value, measured)
+			}
+			if pacer.Valid(predicted.Low) == tt.withheld {
+				t.Errorf("GC CPU range %v, withheld: want %v", *predicted, tt.withheld)
+			}
+			if !containsPrefix(tab.Caveats, "The run of GOGC=100 the model was fitted on had") {
+				t.Errorf("notes %q do not hold the replay against the run", tab.Caveats)
+			}
+			if tt.withheld && !containsPrefix(tab.Caveats, "GC CPU range withheld") {
+				t.Errorf("notes %q do not say why the GC CPU range is withheld", tab.Caveats)
+			}
+		})
+	}
+}

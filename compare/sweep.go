@@ -110,14 +110,10 @@ func (r *SweepRuns) Add(i int, m Measured) error {
 	return nil
 }
 
-// fitModel fits the pacer model to the process with the most cycles.
+// fitModel fits the pacer model to the busiest process, the one whose
+// figures RunFromLog measures.
 func fitModel(log *gctrace.Log, set pacer.Setting, m *Measured) (*pacer.Model, error) {
-	var seg *gctrace.Segment
-	for _, s := range log.Segments {
-		if seg == nil || s.Summary.Cycles > seg.Summary.Cycles {
-			seg = s
-		}
-	}
+	seg := log.Busiest()
 	if seg == nil {
 		return nil, gctrace.ErrNoCycles
 	}
@@ -177,6 +173,10 @@ func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
 		return
 	}
 	t.Caveats = append(t.Caveats, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+t.Settings[0].String()+" expects for the same work, its likely range in brackets.")
+	t.Caveats = append(t.Caveats, replayNote(m, t.Settings[0]))
+	if why := m.GCCPURangeWithheld(); why != "" {
+		t.Caveats = append(t.Caveats, capitalize(why)+".")
+	}
 	for i, s := range t.Settings {
 		p := m.Predict(s)
 		set := func(metric Metric, v pacer.Range) {
@@ -192,4 +192,26 @@ func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
 		set(MetricPeakHeap, scale(p.PeakHeap, 1.0/(1<<20)))
 		set(MetricPeakRSS, p.RSS)
 	}
+}
+
+// replayNote holds the model's replay of the setting it was fitted on
+// against the run it was fitted on: the same process and the same
+// definition of GC CPU (pacer.GCCPUFraction), so the two agree when the
+// model captured the run; the other runs of that setting differ from it
+// by run-to-run noise.
+func replayNote(m *pacer.Model, fitted pacer.Setting) string {
+	got, logged := m.CPUShare(m.ReplayCPUMS)*100, m.CPUShare(m.LoggedCPUMS())*100
+	s := fmt.Sprintf("The run of %s the model was fitted on had %d GC cycles and %.3g%% GC CPU; replaying that setting the model gives %.0f and %.3g%%", fitted, m.Cycles, logged, m.ReplayCycles, got)
+	if !m.Reproduces() {
+		return s + ": it does not reproduce the run it was fitted on, so its ranges of GC count and GC CPU are withheld and its predictions are doubtful."
+	}
+	return s + ". The other runs of that setting differ from it by run-to-run noise."
+}
+
+// capitalize returns s with its first letter in upper case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -108,7 +108,7 @@ type Run struct {
 	CPUS         float64 // user + system CPU time of the program and its children, s
 	PeakRSS      float64 // peak resident set size, bytes
 	GCCount      float64 // GC cycles of the program's process
-	GCCPUPercent float64 // GC's share of the available CPU, %
+	GCCPUPercent float64 // GC's share of the available CPU, % (pacer.GCCPUFraction)
 	P99PauseMS   float64 // 99th percentile stop-the-world pause, ms
 	PeakHeapMiB  float64 // largest heap at the end of a cycle, MiB
 }

@@ -27,12 +27,15 @@ take the program past its memory budget. The pacer model, fitted to the
 program's own cycles, predicts what each setting does before it is tried.
 Tuning comes after the code fixes: less garbage needs less tuning, and a
 model fitted to the fixed program predicts differently.`,
-		Detection: `The pacer model is fitted to the process with the most cycles. With a
+		Detection: `The pacer model is fitted to the process with the most GC CPU time. With a
 memory budget (--budget or the cgroup memory limit) it recommends GOGC and
 GOMEMLIMIT (gcdoctor whatif --budget); the rule fires when that setting's
 predicted GC CPU is at least 25% and 1 point of the CPU below the observed
 one. Without a budget it fires when GC CPU is at least 5% and GOGC 200, 400
-or 800 would cut it by at least 25%, giving the cost in peak heap of each.`,
+or 800 would cut it by at least 25%, giving the cost in peak heap of each.
+A model that does not give back its own log when it replays the recorded
+setting (a program that sets its own GOGC, as the Go compiler does) gives
+no advice.`,
 		Remedy: `Fix the allocation sites first and record a new log. Then set the
 recommended GOGC and GOMEMLIMIT in the program's environment, or with
 debug.SetGCPercent and debug.SetMemoryLimit at start-up.`,
@@ -43,7 +46,9 @@ changed significantly.`,
 Go 1.18, and the model follows the program's version.`,
 		checkAll: func(c *evidenceView) []*Finding {
 			t := c.tuning
-			if t == nil || t.Model == nil {
+			if t == nil || t.Model == nil || !t.Model.Reproduces() {
+				// A model that does not give back its own log (a program
+				// that sets its own GOGC) has no advice to give.
 				return nil
 			}
 			if f := tuneFinding(c, t); f != nil {
@@ -62,6 +67,12 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 	caveats := []string{
 		"Predicted for the program as it is now, for the same work: after the code fixes it allocates less, so record a new log and predict again (gcdoctor whatif).",
 		fmt.Sprintf("The model: %s", t.Describe()),
+	}
+	if t.Processes > 1 {
+		caveats = append(caveats, fmt.Sprintf("The model is of process %s; gcdoctor whatif --segment N models another.", t.Which()))
+	}
+	if why := t.Model.GCCPURangeWithheld(); why != "" {
+		caveats = append(caveats, strings.ToUpper(why[:1])+why[1:]+": the GC CPU figures are the model's best estimate, without a likely range.")
 	}
 	sweep := func(s pacer.Setting) string {
 		cmd := "PROGRAM"

@@ -183,6 +183,7 @@ var ruleCases = []ruleCase{
 
 	fires("tune-gc", "gofmt at 10.6% GC CPU", tuneIn("gctrace/gofmt-l-goroot-src.gctrace.log"), Info, "GC CPU now (model)", 5, 20),
 	quiet("tune-gc", "a program that is mostly idle: GC at about 1% of the CPU", tuneIn("gctrace/go1.26-scav.log")),
+	quiet("tune-gc", "a go build: its busiest process, a compile, sets its own GOGC, which the model cannot give back", tuneIn("gctrace/go-build-cmd-go.gctrace.log")),
 
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace"), Warning, "workers", 64, 64),
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P beside CPU hogs", runIn("host/starved-hogs", "host/starved-hogs/trace.out"), Info, "CPU pressure over the run", 90, 100),

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
@@ -63,7 +64,16 @@ func (req *TuneRequest) complete(in *Input) *TuneRequest {
 // what it predicts.
 type TuningEvidence struct {
 	Segment *gctrace.Segment // the process modelled
-	Model   *pacer.Model
+	// Asked reports whether Segment is the process TuneRequest.Segment
+	// asked for; otherwise it is the log's busiest (gctrace.Log.Busiest:
+	// the most GC CPU time, or the most cycles without CPU figures).
+	Asked bool
+	// Processes is how many processes the log holds. Others are the
+	// busiest of the rest, the busiest first, at most maxOtherProcesses of
+	// them: the processes --segment could model instead.
+	Processes int
+	Others    []*gctrace.Segment
+	Model     *pacer.Model
 	// Baseline replays the observed setting; Alternatives are the
 	// settings asked for, or else, when no budget is known, the higher
 	// GOGC values tried.
@@ -83,12 +93,12 @@ func tune(log *gctrace.Log, req *TuneRequest) *TuningEvidence {
 	if req == nil || log == nil || len(log.Segments) == 0 {
 		return nil
 	}
-	seg := log.Busiest()
+	t := &TuningEvidence{Segment: log.Busiest(), BudgetSource: req.BudgetSource, Processes: len(log.Segments)}
 	if req.SegmentSet && req.Segment >= 0 && req.Segment < len(log.Segments) {
-		seg = log.Segments[req.Segment]
+		t.Segment, t.Asked = log.Segments[req.Segment], true
 	}
-	t := &TuningEvidence{Segment: seg, BudgetSource: req.BudgetSource}
-	m, err := pacer.Fit(seg, req.Options)
+	t.Others = otherProcesses(log, t.Segment)
+	m, err := pacer.Fit(t.Segment, req.Options)
 	if err != nil {
 		t.Err = err.Error()
 		return t
@@ -115,6 +125,33 @@ func tune(log *gctrace.Log, req *TuneRequest) *TuningEvidence {
 	return t
 }
 
+// maxOtherProcesses bounds the other processes TuningEvidence lists.
+const maxOtherProcesses = 5
+
+// otherProcesses returns the busiest processes of log other than seg, the
+// busiest first, at most maxOtherProcesses of them.
+func otherProcesses(log *gctrace.Log, seg *gctrace.Segment) []*gctrace.Segment {
+	var out []*gctrace.Segment
+	for _, s := range log.Segments {
+		if s != seg {
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return busier(out[i], out[j]) })
+	return out[:min(len(out), maxOtherProcesses)]
+}
+
+// busier reports whether a did more GC work than b, as gctrace.Log.Busiest
+// judges it: more GC CPU time, or more cycles when the format has no CPU
+// figures.
+func busier(a, b *gctrace.Segment) bool {
+	ca, cb := a.Summary.GCCPUMS, b.Summary.GCCPUMS
+	if gctrace.Valid(ca) && gctrace.Valid(cb) && ca != cb {
+		return ca > cb
+	}
+	return a.Summary.Cycles > b.Summary.Cycles
+}
+
 // Describe states the model's view of the program in one sentence.
 func (t *TuningEvidence) Describe() string {
 	if t == nil || t.Model == nil {
@@ -123,4 +160,22 @@ func (t *TuningEvidence) Describe() string {
 	m := t.Model
 	return fmt.Sprintf("%s: live heap %.1f MiB (max %.1f), allocation %.0f MiB/s, GC CPU per cycle %s, %d cycles at %s.",
 		t.Segment.Input+":"+fmt.Sprint(t.Segment.FirstLine), m.LiveMeanMiB, m.LiveMaxMiB, m.AllocRateMiBPerS, m.CostString(), m.Cycles, m.Observed)
+}
+
+// Which names the process modelled, and why it was chosen when the log
+// holds several, such as "#20 of 31, the process after # net/http (lines
+// 107-112): the one with the most GC CPU time".
+func (t *TuningEvidence) Which() string {
+	s := t.Segment
+	if t.Processes < 2 {
+		return fmt.Sprintf("%s (lines %d-%d)", who(s), s.FirstLine, s.LastLine)
+	}
+	name := fmt.Sprintf("#%d of %d, %s (lines %d-%d)", s.Index, t.Processes, who(s), s.FirstLine, s.LastLine)
+	switch {
+	case t.Asked:
+		return name + ": as asked"
+	case gctrace.Valid(s.Summary.GCCPUMS):
+		return name + ": the one with the most GC CPU time"
+	}
+	return name + ": the one with the most cycles"
 }

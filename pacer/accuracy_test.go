@@ -67,6 +67,19 @@ func loadRuns(t testing.TB, dir string) []run {
 // readSegment returns the test binary's segment of a log: the one with the
 // most cycles.
 func readSegment(t testing.TB, path string) *gctrace.Segment {
+	log := readLog(t, path)
+	var best *gctrace.Segment
+	for _, s := range log.Segments {
+		if best == nil || s.Summary.Cycles > best.Summary.Cycles {
+			best = s
+		}
+	}
+	return best
+}
+
+// readLog parses a log, keeping its cycles.
+func readLog(t testing.TB, path string) *gctrace.Log {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -76,13 +89,7 @@ func readSegment(t testing.TB, path string) *gctrace.Segment {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var best *gctrace.Segment
-	for _, s := range log.Segments {
-		if best == nil || s.Summary.Cycles > best.Summary.Cycles {
-			best = s
-		}
-	}
-	return best
+	return log
 }
 
 // row is one (benchmark, setting) pair of the accuracy table.
@@ -218,6 +225,25 @@ func formatTable(rows []row) string {
 		}
 	}
 	b.WriteString("\n")
+	nr := nonFit(rows)
+	var cycIn, cpuGiven, cpuIn int
+	for _, r := range nr {
+		if r.realCycles >= r.pred.Cycles.Low && r.realCycles <= r.pred.Cycles.High {
+			cycIn++
+		}
+		if Valid(r.pred.GCCPUMS.Low) {
+			cpuGiven++
+			if r.realCPU >= r.pred.GCCPUMS.Low && r.realCPU <= r.pred.GCCPUMS.High {
+				cpuIn++
+			}
+		}
+	}
+	fmt.Fprintf(&b, "cycle ranges: %d of %d hold the real median\n", cycIn, len(nr))
+	if cpuGiven > 0 {
+		fmt.Fprintf(&b, "GC CPU ranges: given for %d of %d (withheld for weak fits), %d of those hold the real median\n", cpuGiven, len(nr), cpuIn)
+	} else {
+		fmt.Fprintf(&b, "GC CPU ranges: withheld for all %d (weak fits)\n", len(nr))
+	}
 	for _, s := range []struct {
 		name string
 		errs []float64

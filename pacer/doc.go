@@ -12,8 +12,12 @@
 // runtime computes it and the trigger bounded as the runtime bounds it
 // (runtime/mgcpacer.go), and reports the GC cycles, GC CPU, peak heap, an
 // RSS estimate and the risk of a GC death spiral near a memory limit, each
-// with its uncertainty and caveats. Recommend chooses a setting for a memory
-// budget.
+// with its uncertainty and caveats. Fit ends by replaying the setting the
+// log was recorded with: a model that does not give back its own log
+// (Model.Reproduces), or a fit too weak for a range (Model.GCCPURangeWithheld),
+// withholds the ranges it cannot give and says why. GCCPUFraction is the
+// one definition of GC CPU that predictions and measurements share.
+// Recommend chooses a setting for a memory budget.
 //
 // The accuracy of the cycle-count prediction is measured on real benchmark
 // runs of the standard library stored in testdata/real; docs/pacer.md has

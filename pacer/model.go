@@ -64,6 +64,16 @@ type Model struct {
 	CostResidualMS float64 // standard deviation of a cycle's cost around the line, ms
 	PacedCPUMS     float64 // GC CPU of the paced cycles, ms
 	ForcedCPUMS    float64 // GC CPU of the forced cycles, ms
+	// CostScatter is CostResidualMS over the mean cost of a paced cycle:
+	// how far single cycles stray from the line, relative. Above 0.5 the
+	// GC CPU range is withheld (GCCPURangeWithheld).
+	CostScatter float64
+
+	// ReplayCycles and ReplayCPUMS are what the model gives for the
+	// setting the log was recorded with (Predict(Observed) without
+	// ranges), to hold against Cycles and LoggedCPUMS: see Reproduces.
+	ReplayCycles float64
+	ReplayCPUMS  float64 // ms
 
 	// RunwayRatio is Σ(heap at the end of cycle − live heap of the cycle
 	// before) over Σ(heap goal − live heap of the cycle before) over the
@@ -116,6 +126,10 @@ type Model struct {
 	points   []point
 	forcedAt []float64 // cumulative allocation at each forced cycle, MiB
 	endMiB   float64   // cumulative allocation at the end of the work, MiB
+	// keepFirst: the replay starts after the first cycle, a paced one that
+	// it keeps as logged, at a cost of firstCPUMS (see startsLate).
+	keepFirst  bool
+	firstCPUMS float64
 }
 
 // point is one observed cycle, placed by cumulative allocation.
@@ -154,188 +168,6 @@ const (
 	retainExtra = 0.10
 )
 
-// Fit builds a Model from one segment's cycles, which must have been kept
-// (gctrace.Options.KeepCycles). Forced cycles do not enter the pacing
-// figures but their cost is counted. It needs cycles with heap sizes and
-// timestamps (Go 1.5+) and at least three paced ones.
-func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
-	if seg == nil {
-		return nil, fmt.Errorf("fit: no segment")
-	}
-	where := fmt.Sprintf("fit segment %d (%s)", seg.Index, seg.Input)
-	cs := seg.Cycles
-	if len(cs) == 0 {
-		return nil, fmt.Errorf("%s: no cycles kept (parse with KeepCycles)", where)
-	}
-	if cs[0].HeapLive < 0 || !cs[0].HasAt {
-		return nil, fmt.Errorf("%s: the %s format has no live heap or timestamps to fit", where, cs[0].Format)
-	}
-	m := &Model{
-		GoMinor: opts.GoMinor,
-		Procs:   max(cs[len(cs)-1].Procs, 1),
-		Cycles:  len(cs),
-		// The cycles kept, which the model sees, and the time they cover:
-		// on a log longer than the parser keeps, the two stay paired.
-		WallS: seg.CyclesWallS(),
-	}
-	m.Observed = Setting{GOGC: opts.GOGC, MemoryLimit: opts.MemoryLimit}
-	if opts.GOGC == 0 {
-		m.Observed.GOGC = 100
-	}
-	if m.GoMinor == 0 {
-		lo, _ := cs[0].Format.MinorRange()
-		m.GoMinor = max(lo, 0)
-		if cs[0].Format == gctrace.FormatGo118 {
-			m.GoMinor = 21
-		}
-	}
-	if seg.CyclesTruncated {
-		m.Caveats = append(m.Caveats, "the log has more cycles than were kept: the model sees only the first ones")
-	}
-
-	var (
-		x, prevLive         float64
-		usedSum, allowedSum float64
-		ratios              []float64
-		markAlloc           float64
-		nMark               int
-		scans, costs        []float64
-		liveSum             float64
-		inferred            []float64
-		sumUsedPaced        float64
-		nPaced              int
-		startSum            float64
-		starts, allows      []float64 // per cycle, for StartSDMiB
-		pinnedUsed          []float64 // what cycles with no runway allocated
-	)
-	for i := range cs {
-		c := &cs[i]
-		if c.HeapLive < 0 || c.HeapEnd < 0 {
-			return nil, fmt.Errorf("%s: line %d has no heap sizes", where, c.Line)
-		}
-		live := m.liveEstimate(cs, i)
-		end := mid(c.HeapEnd)
-		p := point{live: live, stacks: midSmall(c.Stacks), globals: midSmall(c.Globals)}
-		used := math.Max(end-prevLive, 0)
-		if i == 0 {
-			used = end // the heap was empty when the process started
-		}
-		x += used
-		p.x = x
-		m.points = append(m.points, p)
-		liveSum += live
-		m.LiveMaxMiB = max(m.LiveMaxMiB, live)
-		m.StacksMiB = max(m.StacksMiB, p.stacks)
-		m.GlobalsMiB = max(m.GlobalsMiB, p.globals)
-		scan := live + p.stacks + p.globals
-		if c.Forced {
-			m.Forced++
-			m.ForcedCPUMS += c.GCCPU()
-			m.forcedAt = append(m.forcedAt, x)
-		} else {
-			m.PacedCPUMS += c.GCCPU()
-			scans = append(scans, scan)
-			costs = append(costs, c.GCCPU())
-			markAlloc += math.Max(float64(c.HeapEnd-c.HeapStart), 0)
-			nMark++
-			if i > 0 && c.HeapGoal >= 0 {
-				// The runway the goal allowed, with the goal the runtime
-				// computes (HeapGoal) when the printed one agrees with it:
-				// a printed goal is rounded down, and at the minimum heap
-				// it is exact, so the midpoint would be half a MiB off
-				// there. Predict uses the same function, so the ratio
-				// carries over. When the heap had passed the goal before
-				// the cycle started (one large allocation across the
-				// trigger), the runtime printed a goal moved just past the
-				// heap, not the one GOGC set: the runway GOGC allowed is
-				// the formula's, and the heap overshot it.
-				prev := m.points[i-1]
-				goal := mid(c.HeapGoal)
-				gf := HeapGoal(m.GoMinor, m.Observed, Heap{Live: prevLive, Stacks: prev.stacks, Globals: prev.globals}, 0)
-				if !math.IsInf(gf.MiB, 1) && math.Abs(math.Floor(gf.MiB)-float64(c.HeapGoal)) <= 1 {
-					goal = gf.MiB
-				} else if !math.IsInf(gf.MiB, 1) && gf.MiB < goal && c.HeapGoal <= c.HeapStart {
-					goal = gf.MiB
-				}
-				allowed := goal - prevLive
-				if allowed > 0.5 {
-					usedSum += used
-					allowedSum += allowed
-					ratios = append(ratios, used/allowed)
-					start := math.Min(mid(c.HeapStart)-prevLive, used)
-					startSum += start
-					starts = append(starts, start)
-					allows = append(allows, allowed)
-				} else {
-					pinnedUsed = append(pinnedUsed, used)
-				}
-				// The GOGC that explains this goal, if the minimum heap
-				// did not set it.
-				if den := prevLive + prev.stacks + prev.globals; den > 0 && m.GoMinor >= 18 {
-					g := (mid(c.HeapGoal) - prevLive) / den * 100
-					if mid(c.HeapGoal) > heapMinimumMiB*g/100+1 {
-						inferred = append(inferred, g)
-					}
-				}
-			}
-			sumUsedPaced += used
-			nPaced++
-		}
-		prevLive = live
-	}
-	// A process in a death spiral under a memory limit has its goal pinned
-	// at the live heap: every cycle starts at once, and what it allocates
-	// while marking is all there is to measure.
-	pinned := len(ratios) < 3 && len(pinnedUsed) >= 3
-	if len(ratios) < 3 && !pinned {
-		n := fmt.Sprintf("%d cycles", len(cs))
-		if len(cs) == 1 {
-			n = "1 cycle"
-		}
-		return nil, fmt.Errorf("%s: %s (%d forced by the program, %d paced with a heap goal): the model needs at least 3 paced cycles with heap goals", where, n, m.Forced, len(ratios)+len(pinnedUsed))
-	}
-	m.LiveMeanMiB = liveSum / float64(len(cs))
-	m.LiveSlopeMiBPerS = seg.Summary.LiveSlope
-	m.LiveR2 = seg.Summary.LiveR2
-	m.AllocPerCycleMiB = sumUsedPaced / float64(nPaced)
-	// The run goes on after its last cycle, for on average half a cycle's
-	// allocation: the log cannot tell how much.
-	m.endMiB = x + m.AllocPerCycleMiB/2
-	m.AllocatedMiB = m.endMiB
-	if m.WallS > 0 {
-		m.AllocRateMiBPerS = m.AllocatedMiB / m.WallS
-	}
-	m.MarkAllocMiB = markAlloc / float64(max(nMark, 1))
-
-	if pinned {
-		m.fitPinned(pinnedUsed)
-		m.finish(opts, seg, scans, costs, inferred)
-		return m, nil
-	}
-	m.RunwayRatio = usedSum / allowedSum
-	m.AllowedMiB = allowedSum / float64(len(ratios))
-	m.ShortfallMiB = (allowedSum - usedSum) / float64(len(ratios))
-	m.StartMiB = startSum / float64(len(ratios))
-	// A cycle starts with the first allocation that takes the heap past
-	// the trigger, so the heap lands anywhere up to one allocation past
-	// it: with allocations of about c MiB the overshoot is spread evenly
-	// over [0, c), its mean c/2 and its standard deviation c/√12, so the
-	// mean is √3 standard deviations. A program of small objects starts
-	// every cycle at the same printed MiB and has none; one that allocates
-	// 2 MB buffers scatters by about 0.5 MiB.
-	share := m.StartMiB / m.AllowedMiB
-	var resid []float64
-	for i := range starts {
-		resid = append(resid, starts[i]-share*allows[i])
-	}
-	m.StartSDMiB = stddev(resid)
-	m.OvershootMiB = math.Min(math.Sqrt(3)*m.StartSDMiB, math.Max(m.StartMiB-minTriggerRatio*m.AllowedMiB, 0))
-	m.RunwayRatioSD = stddev(ratios)
-	m.RunwayRatioSE = m.RunwayRatioSD / math.Sqrt(float64(len(ratios)))
-	m.finish(opts, seg, scans, costs, inferred)
-	return m, nil
-}
-
 // fitPinned fits the runway figures of a log in which no paced cycle had
 // a runway: the heap had reached the goal when each started, so there is
 // no trigger to see, only what a cycle allocates while it marks. A longer
@@ -360,9 +192,9 @@ func (m *Model) fitPinned(used []float64) {
 
 // finish fits what does not depend on the runway: the cost line, the GOGC
 // the goals imply, the non-heap memory, and the warnings on the fit.
-func (m *Model) finish(opts Options, seg *gctrace.Segment, scans, costs, inferred []float64) {
-	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(scans, costs)
-	if len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
+func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
+	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(o.scans, o.costs)
+	if inferred := o.inferred; len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
 		sort.Float64s(inferred)
 		m.InferredGOGC = int(math.Round(inferred[len(inferred)/2]))
 	}
@@ -388,8 +220,8 @@ func (m *Model) finish(opts Options, seg *gctrace.Segment, scans, costs, inferre
 	if Valid(m.LiveSlopeMiBPerS) && m.LiveR2 > 0.5 && m.LiveSlopeMiBPerS*m.WallS > 0.5*m.LiveMeanMiB {
 		m.Caveats = append(m.Caveats, fmt.Sprintf("the live heap grows by %.1f MiB/s over the run: predictions hold for the same work only, and a longer run needs more memory", m.LiveSlopeMiBPerS))
 	}
-	if nPaced := m.Cycles - m.Forced; nPaced < 10 {
-		m.Caveats = append(m.Caveats, fmt.Sprintf("only %d paced cycles: the fit is rough", nPaced))
+	if n := m.PacedCycles(); n > 0 && m.PacedCPUMS > 0 {
+		m.CostScatter = m.CostResidualMS / (m.PacedCPUMS / float64(n))
 	}
 }
 
@@ -491,8 +323,9 @@ func stddev(v []float64) float64 {
 
 // linearFit fits y = a + b·x by least squares, with a and b at least 0
 // (a GC cycle's cost neither falls as the heap grows nor drops below
-// nothing), and returns a, b, R² and the residuals' standard deviation. With
-// no spread in x it returns the mean of y as a, b = 0 and R² = NaN.
+// nothing), and returns a, b, R² and the residuals' standard deviation.
+// Every line it returns gives back Σy at the xs it was fitted on. With no
+// spread in x it returns the mean of y as a, b = 0 and R² = NaN.
 func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 	n := float64(len(xs))
 	var sx, sy, sxx, sxy, syy float64
@@ -515,11 +348,15 @@ func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
 		b = 0
 	}
 	a = (sy - b*sx) / n
-	if a < 0 && sxx > 0 {
+	if a < 0 && sx > 0 {
 		// Nor can a cycle cost less than nothing: a negative intercept
 		// comes from a few costly cycles at the largest heaps. Fit the
-		// line through the origin instead.
-		a, b = 0, sxy/sxx
+		// line through the origin instead, as the ratio of the total cost
+		// to the total scanned (least squares with a scatter that grows
+		// with the heap scanned): unlike Σxy/Σxx, which the costliest
+		// cycles pull up, it gives back the logged cost of the cycles it
+		// was fitted on, as the other lines do.
+		a, b = 0, sy/sx
 	}
 	// R² of the line actually returned, so that it stays honest when the
 	// slope or the intercept was held at zero.

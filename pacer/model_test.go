@@ -203,9 +203,10 @@ func TestLinearFit(t *testing.T) {
 		{"line", []float64{1, 2, 3}, []float64{3, 5, 7}, 1, 2, 1, false},
 		{"falling slope held at zero", []float64{1, 2, 3}, []float64{3, 2, 1}, 2, 0, 0, false},
 		// The least-squares line is −2 + 3x; a cycle cannot cost −2 ms, so
-		// the line goes through the origin: b = Σxy/Σx² = 30/14, leaving
-		// residuals of −8/7, −2/7 and 4/7 against a spread of 18.
-		{"negative intercept", []float64{1, 2, 3}, []float64{1, 4, 7}, 0, 30.0 / 14, 1 - (84.0/49)/18, false},
+		// the line goes through the origin: b = Σy/Σx = 12/6, which gives
+		// back the total of 12, leaving residuals of −1, 0 and 1 against a
+		// spread of 18.
+		{"negative intercept", []float64{1, 2, 3}, []float64{1, 4, 7}, 0, 2, 1 - 2.0/18, false},
 		{"no spread", []float64{2, 2, 2}, []float64{1, 2, 3}, 2, 0, 0, true},
 	}
 	for _, tt := range tests {

@@ -103,6 +103,10 @@ func (m *Model) simulate(s Setting, r, extraNonHeap float64) simResult {
 	res.minRunwayFrac = math.Inf(1)
 	x, live := 0.0, 0.0
 	pi, fi := 0, 0 // next point and next forced cycle
+	if m.keepFirst {
+		live = m.points[0].live
+		res.paced, res.cpuMS = 1, m.firstCPUMS
+	}
 	minStep := math.Max(m.MarkAllocMiB, 1.0/16)
 	unmarked := 0.0 // floating garbage the observed cycles had and this one has not
 	for n := 0; n < maxSimCycles; n++ {
@@ -198,7 +202,10 @@ func (m *Model) liveAt(x float64, pi *int) float64 {
 	i := m.seek(x, pi)
 	if i == 0 {
 		p := m.points[0]
-		return p.live * math.Min(x/math.Max(p.x, 1e-9), 1)
+		if p.x <= 0 {
+			return p.live // a log that starts late: the replay starts there
+		}
+		return p.live * math.Min(x/p.x, 1)
 	}
 	if i >= len(m.points) {
 		return m.points[len(m.points)-1].live
@@ -245,9 +252,10 @@ func (m *Model) Predict(s Setting) Prediction {
 		s.GOGC = Off
 		p.Setting.GOGC = Off
 	}
-	// The uncertainty of the runway ratio: its standard error, but no less
-	// than the 10% the cycle counts missed by at worst on real programs.
-	d := math.Max(2*m.RunwayRatioSE, 0.10*m.RunwayRatio)
+	// The uncertainty of the runway ratio: two standard errors, but no
+	// less than what the cycle counts of real programs missed by for a fit
+	// on as many paced cycles (cycleSpread).
+	d := math.Max(2*m.RunwayRatioSE, m.cycleSpread()*m.RunwayRatio)
 	mid := m.simulate(s, m.RunwayRatio, 0)
 	// With a memory limit the heap share also depends on non-heap memory,
 	// which the log does not show: the range covers ±nonHeapSpreadMiB.
@@ -258,20 +266,22 @@ func (m *Model) Predict(s Setting) Prediction {
 	lo := m.simulate(s, m.RunwayRatio+d, -spread) // a longer runway: fewer cycles
 	hi := m.simulate(s, math.Max(m.RunwayRatio-d, 0.05), spread)
 
-	p.PacedCycles = Range{float64(mid.paced), float64(lo.paced), float64(hi.paced)}
+	// However steady the runway, a fit on few cycles misses by more
+	// (cycleSpread).
+	pc, sp := float64(mid.paced), m.cycleSpread()
+	p.PacedCycles = Range{pc, math.Min(float64(lo.paced), math.Floor(pc*(1-sp))), math.Max(float64(hi.paced), math.Ceil(pc*(1+sp)))}
 	f := float64(mid.forced)
 	p.Cycles = Range{p.PacedCycles.Value + f, p.PacedCycles.Low + f, p.PacedCycles.High + f}
 	p.ForcedCycles = mid.forced
 
-	// The CPU range covers the cycle-count range and the scatter of single
-	// cycles' cost around the fitted line.
-	scatter := 2 * m.CostResidualMS * math.Sqrt(float64(max(mid.paced, 1)))
-	p.GCCPUMS = Range{mid.cpuMS, math.Max(math.Min(lo.cpuMS, mid.cpuMS)-scatter, m.ForcedCPUMS), math.Max(hi.cpuMS, mid.cpuMS) + scatter}
-	if m.WallS > 0 {
-		avail := m.WallS * 1000 * float64(m.Procs)
-		p.GCCPUFraction = Range{p.GCCPUMS.Value / avail, p.GCCPUMS.Low / avail, p.GCCPUMS.High / avail}
-	} else {
-		p.GCCPUFraction = Range{math.NaN(), math.NaN(), math.NaN()}
+	p.GCCPUMS = m.cpuRange(mid, lo, hi)
+	// GC CPU over the wall time the log covers × GOMAXPROCS, as
+	// GCCPUFraction measures it.
+	p.GCCPUFraction = Range{m.CPUShare(p.GCCPUMS.Value), m.CPUShare(p.GCCPUMS.Low), m.CPUShare(p.GCCPUMS.High)}
+	if !m.Reproduces() {
+		nan := math.NaN()
+		p.Cycles.Low, p.Cycles.High = nan, nan
+		p.PacedCycles.Low, p.PacedCycles.High = nan, nan
 	}
 	const mib = 1 << 20
 	p.PeakHeap = Range{mid.peakMiB * mib, math.Min(hi.peakMiB, mid.peakMiB) * mib, math.Max(lo.peakMiB, mid.peakMiB) * mib}
@@ -291,6 +301,8 @@ func (m *Model) Predict(s Setting) Prediction {
 	p.GoalMiB = median(mid.goals)
 	p.LimitedCycles = mid.limited
 
+	// What limits the fit first, then what every prediction assumes.
+	p.Caveats = append(p.Caveats, m.Caveats...)
 	p.Caveats = append(p.Caveats,
 		"the same work as the log is assumed: the same total allocation and the same live heap at the same point of it",
 		"GC CPU as a fraction assumes the same wall time; less GC usually also shortens the run")
@@ -306,11 +318,26 @@ func (m *Model) Predict(s Setting) Prediction {
 	if mid.paced < 5 && s.GOGC != Off {
 		p.Caveats = append(p.Caveats, "fewer than 5 cycles predicted: one cycle more or less is a large relative change")
 	}
-	if len(m.Caveats) > 0 {
-		p.Caveats = append(p.Caveats, m.Caveats...)
-	}
 	p.Risk, p.RiskReason = m.risk(s, mid, p)
 	return p
+}
+
+// cpuRange is the GC CPU of a replay (mid) with its range: the CPU of
+// the replays with fewer (lo) and more (hi) cycles, widened by the scatter
+// of single cycles' cost, the uncertainty of the cost line's level, and
+// the change of a cycle's cost with the setting that the log cannot show
+// (costDrift). Low and High are NaN when the fit cannot give a range
+// (GCCPURangeWithheld).
+func (m *Model) cpuRange(mid, lo, hi simResult) Range {
+	if m.GCCPURangeWithheld() != "" {
+		return Range{mid.cpuMS, math.NaN(), math.NaN()}
+	}
+	n := float64(max(mid.paced, 1))
+	single := 2 * m.CostResidualMS * math.Sqrt(n)
+	level := 2 * m.CostResidualMS / math.Sqrt(float64(max(m.PacedCycles(), 1))) * n
+	drift := costDrift * (mid.cpuMS - m.ForcedCPUMS)
+	w := math.Sqrt(single*single + level*level + drift*drift)
+	return Range{mid.cpuMS, math.Max(math.Min(lo.cpuMS, mid.cpuMS)-w, m.ForcedCPUMS), math.Max(hi.cpuMS, mid.cpuMS) + w}
 }
 
 func limitMiB(s Setting) float64 { return float64(s.MemoryLimit) / (1 << 20) }

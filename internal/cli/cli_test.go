@@ -47,7 +47,8 @@ func TestGolden(t *testing.T) {
 		{"badflag", []string{"gctrace", "--color", "purple", "x.log"}, 2},
 		{"explain", []string{"explain", "gc-min-heap"}, 0},
 		{"doctor-demo", []string{"doctor", "testdata/demo-bundle"}, 0},
-		{"whatif-deathspiral", []string{"whatif", "--go-version", "go1.19.5", "--gogc", "100,200", "--memlimit", "2200MiB,3GiB", corpus + "15-go58106-gomemlimit-death-spiral-3P.log"}, 0},
+		{"whatif-deathspiral", []string{"whatif", "--go-version", "go1.19.5", "--predict-gogc", "100,200", "--predict-memlimit", "2200MiB,3GiB", corpus + "15-go58106-gomemlimit-death-spiral-3P.log"}, 0},
+		{"whatif-gobuild", []string{"whatif", corpus + "go-build-cmd-go.gctrace.log"}, 0},
 		{"explain-unknown", []string{"explain", "no-such-rule"}, 2},
 	}
 	for _, tt := range tests {
@@ -174,7 +175,7 @@ func TestJSONKeysDocumented(t *testing.T) {
 	}
 	stdout, _, _ := run(t, "", nil, "gctrace", "--json", "--cycles", "--go-version", "go1.19", corpus+"15-go58106-gomemlimit-death-spiral-3P.log", corpus+"10-etcd8472-journald-scvg-2P.log")
 	heapOut, _, _ := run(t, "", nil, "heap", "--json", "--ops", "100", "../../heapprof/testdata/profiles/copy.pprof")
-	whatOut, _, _ := run(t, "", nil, "whatif", "--json", "--memlimit", "64MiB", "--budget", "256MiB", "../../pacer/testdata/real/json-marshal.gogc100.r1.log")
+	whatOut, _, _ := run(t, "", nil, "whatif", "--json", "--predict-memlimit", "64MiB", "--budget", "256MiB", "../../pacer/testdata/real/json-marshal.gogc100.r1.log")
 	lintOut, _, _ := run(t, "", nil, "lint", "--json", "--dir", "../../lint/testdata/mod", "./app")
 	traceOut, _, _ := run(t, "", nil, "trace", "--json", "../../exectrace/testdata/small.trace")
 	var tv any

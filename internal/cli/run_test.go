@@ -379,7 +379,7 @@ func TestAttachDemoServer(t *testing.T) {
 // benchmark and checks the document's shape and the model's direction.
 func TestWhatIf(t *testing.T) {
 	const log = "../../pacer/testdata/real/json-marshal.gogc100.r1.log"
-	stdout, stderr, code := run(t, "", nil, "whatif", "--json", "--gogc", "50,100,400,off", "--memlimit", "off,64MiB", "--budget", "256MiB", log)
+	stdout, stderr, code := run(t, "", nil, "whatif", "--json", "--predict-gogc", "50,100,400,off", "--predict-memlimit", "off,64MiB", "--budget", "256MiB", log)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -425,7 +425,7 @@ func TestWhatIf(t *testing.T) {
 	if !(byGOGC[50] > byGOGC[100] && byGOGC[100] > byGOGC[400] && byGOGC[-1] < byGOGC[400]) {
 		t.Errorf("GC counts should fall as GOGC rises: %v", byGOGC)
 	}
-	for _, bad := range [][]string{{"--memlimit", "1.5GB"}, {"--memlimit", "1.5"}, {"--gogc", "fast"}, {"--budget", "2GB"}} {
+	for _, bad := range [][]string{{"--predict-memlimit", "1.5GB"}, {"--predict-memlimit", "1.5"}, {"--predict-gogc", "fast"}, {"--budget", "2GB"}} {
 		_, stderr, code := run(t, "", nil, append(append([]string{"whatif"}, bad...), log)...)
 		if code != 2 || !strings.Contains(stderr, bad[1]) {
 			t.Errorf("%v: exit %d, %q", bad, code, stderr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -10,42 +11,120 @@ import (
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
+// whatifFlags are whatif's flags. The settings to predict are
+// --predict-gogc and --predict-memlimit; --gogc and --memlimit, their
+// first spellings, still work but are hidden: everywhere else --gogc is
+// the GOGC the program ran with, which whatif calls --current-gogc.
+type whatifFlags struct {
+	gogcs, limits           []string // settings to predict
+	oldGOGCs, oldLimits     []string // the deprecated spellings of the two above
+	current, currentLimit   string   // the setting the log was recorded with
+	budget, goal, goVersion string
+	segment                 int
+}
+
+// deprecatedAliases moves the values of the deprecated --gogc and
+// --memlimit to the flags that replaced them, with a one-line note on w
+// for each; giving both spellings of one flag is a usage error.
+func (f *whatifFlags) deprecatedAliases(cmd *cobra.Command, w io.Writer) error {
+	for _, a := range []struct {
+		old, now string
+		from     []string
+		to       *[]string
+	}{{"gogc", "predict-gogc", f.oldGOGCs, &f.gogcs}, {"memlimit", "predict-memlimit", f.oldLimits, &f.limits}} {
+		if !cmd.Flags().Changed(a.old) {
+			continue
+		}
+		if cmd.Flags().Changed(a.now) {
+			return &usageError{fmt.Errorf("--%s and --%s are the same flag: give --%s only", a.old, a.now, a.now)}
+		}
+		*a.to = a.from
+		fmt.Fprintf(w, "gcdoctor: whatif --%s is deprecated: use --%s (elsewhere --%s is the setting the program ran with, --current-%s here)\n", a.old, a.now, a.old, a.old)
+	}
+	return nil
+}
+
+// checkSettings checks the values to predict, naming whatif's flags in
+// the error: parseSettings names sweep's.
+func (f *whatifFlags) checkSettings() error {
+	for _, g := range f.gogcs {
+		if _, err := pacer.ParseGOGC(g); err != nil {
+			return &usageError{fmt.Errorf("--predict-gogc %s: %v", g, err)}
+		}
+	}
+	for _, l := range f.limits {
+		if _, err := pacer.ParseMemoryLimit(l); err != nil {
+			return &usageError{fmt.Errorf("--predict-memlimit %s: %v", l, err)}
+		}
+	}
+	if len(f.gogcs) == 0 {
+		return &usageError{fmt.Errorf("--predict-gogc: give at least one value")}
+	}
+	return nil
+}
+
 func newWhatIfCmd(e *env) *cobra.Command {
 	var rf reportFlags
-	var gogcs, limits []string
-	var current, currentLimit, budget, goal, goVersion string
-	var segment int
+	var f whatifFlags
 	cmd := &cobra.Command{
 		Use:   "whatif LOG|BUNDLE",
 		Short: "Predict what other GOGC and GOMEMLIMIT settings would do, from one gctrace log",
 		Long: `Fits a model of the program's GC to one process of a gctrace log (its live
 heap, allocation rate, cost per cycle, and where its pacer triggers) and
 predicts, for the same work, the GC cycles, GC CPU, peak heap and risk of a
-death spiral under each GOGC and GOMEMLIMIT asked for. With --budget (or the
-cgroup memory limit a bundle recorded) it also recommends a setting.
+death spiral under each GOGC and GOMEMLIMIT asked for (--predict-gogc,
+--predict-memlimit). With --budget (or the cgroup memory limit a bundle
+recorded) it also recommends a setting.
+
+The model needs the setting the log was recorded with: --current-gogc and
+--current-memlimit, which a bundle records (they are what --gogc means in
+gctrace and doctor). Beside the predictions it shows what the log itself
+measured and the model's replay of that setting: when the two disagree,
+the program was not paced as that setting paces it, and the ranges are
+withheld. A range the fit is too weak to give is shown as ±?.
+
+A log of many processes (a go build or go test log) is modelled on its
+busiest process, the one with the most GC CPU time; the report names it,
+lists the other busy ones, and --segment N models another.
 
 Sizes take binary units as GOMEMLIMIT does: B, KiB, MiB, GiB or TiB, and
 a fraction such as 1.5GiB. The runtime itself takes whole numbers only, so
 every setting gcdoctor prints or passes on is written that way (1536MiB).`,
 		Example: `  gcdoctor whatif gc.log
-  gcdoctor whatif --gogc 50,100,200,400,800,off --memlimit 48MiB gc.log
+  gcdoctor whatif --predict-gogc 50,100,200,400,800,off --predict-memlimit 48MiB gc.log
+  gcdoctor whatif --current-gogc 200 --predict-gogc 400,800 gc.log
+  gcdoctor whatif --segment 3 build.log
   gcdoctor whatif --budget 2GiB --goal cpu evidence/`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
 			}
-			return e.runWhatIf(cmd, args[0], gogcs, limits, current, currentLimit, budget, goal, goVersion, segment, &rf)
+			if err := f.deprecatedAliases(cmd, e.stderr); err != nil {
+				return err
+			}
+			if err := f.checkSettings(); err != nil {
+				return err
+			}
+			return e.runWhatIf(cmd, args[0], f.gogcs, f.limits, f.current, f.currentLimit, f.budget, f.goal, f.goVersion, f.segment, &rf)
 		},
 	}
-	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"50", "100", "200", "400", "800"}, "GOGC values to predict (numbers or off)")
-	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values to predict, each combined with every --gogc (e.g. 512MiB)")
-	cmd.Flags().StringVar(&current, "current-gogc", "", "GOGC the log was recorded with (default: from a bundle, else 100)")
-	cmd.Flags().StringVar(&currentLimit, "current-memlimit", "", "GOMEMLIMIT the log was recorded with (default: from a bundle, else none)")
-	cmd.Flags().StringVar(&budget, "budget", "", "memory budget to recommend a setting for (default: a bundle's cgroup limit)")
-	cmd.Flags().StringVar(&goal, "goal", "cpu", "what the recommendation optimises: cpu or latency")
-	cmd.Flags().StringVar(&goVersion, "go-version", "", "Go version of the program (default: from a bundle, else the log format)")
-	cmd.Flags().IntVar(&segment, "segment", -1, "which process of the log to model (default: the one with the most GC CPU time)")
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.gogcs, "predict-gogc", []string{"50", "100", "200", "400", "800"}, "GOGC values to predict (numbers or off)")
+	fl.StringSliceVar(&f.limits, "predict-memlimit", nil, "GOMEMLIMIT values to predict, each combined with every --predict-gogc (e.g. 512MiB)")
+	fl.StringSliceVar(&f.oldGOGCs, "gogc", nil, "deprecated: --predict-gogc")
+	fl.StringSliceVar(&f.oldLimits, "memlimit", nil, "deprecated: --predict-memlimit")
+	for _, name := range []string{"gogc", "memlimit"} {
+		if err := fl.MarkHidden(name); err != nil {
+			panic(err) // the flags are registered just above
+		}
+	}
+	fl.StringVar(&f.current, "current-gogc", "", "GOGC the program ran with when the log was recorded, as --gogc in gctrace and doctor\n(default: from a bundle, else 100)")
+	fl.StringVar(&f.currentLimit, "current-memlimit", "", "GOMEMLIMIT the program ran with when the log was recorded (default: from a bundle,\nelse none)")
+	fl.StringVar(&f.budget, "budget", "", "memory budget to recommend a setting for (default: a bundle's cgroup limit)")
+	fl.StringVar(&f.goal, "goal", "cpu", "what the recommendation optimises: cpu or latency")
+	fl.StringVar(&f.goVersion, "go-version", "", "Go version of the program (default: from a bundle, else the log format)")
+	fl.IntVar(&f.segment, "segment", -1, "which process of the log to model, by its # in the report (default: the one with\nthe most GC CPU time)")
 	rf.register(cmd)
 	return cmd
 }
