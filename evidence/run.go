@@ -39,11 +39,33 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 		return nil, err
 	}
 	defer f.Close()
+	// Every process of the run started after it did: cycles that end
+	// later than the run's length after their process started were
+	// printed again from an earlier run (see gctrace.Options.RunS).
+	l.gcp = gctrace.NewParser(gctrace.Options{GOGC: gogcInt(in.GOGC), KeepCycles: opt.KeepCycles, RunS: res.Duration.Seconds()})
 	if err := readGCTrace(l, f, "gctrace.log", 0); err != nil {
 		if errors.Is(err, gctrace.ErrNoCycles) {
 			return nil, fmt.Errorf("no GC cycle in its output: not a Go program, or it exited before its first collection")
 		}
 		return nil, err
 	}
+	log := l.gcp.Log()
+	if res.Replayed > 0 {
+		l.set.note("%d gctrace lines the go command replayed from its build cache were left out: an earlier build under GODEBUG=gctrace=1 left them there, and \"go clean -cache\" removes them", res.Replayed)
+	}
+	if log.Replayed > 0 {
+		l.set.note("%s (%s) that end after the run did were left out: output of earlier runs, printed again", plural(log.Replayed, "process", "processes"), plural(log.ReplayedCycles, "GC cycle", "GC cycles"))
+	}
+	if len(log.Segments) == 0 {
+		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural(log.ReplayedCycles, "cycle", "cycles"))
+	}
 	return l.set, nil
+}
+
+// plural returns n and the singular or plural noun that goes with it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
