@@ -57,15 +57,16 @@ import (
 const toolexecArg = "-gcdoctor-toolexec"
 
 // socketPrefix begins the name of the abstract Unix socket a run listens
-// on for its tools' gctrace lines. The name goes on the tool's command
-// line without the "@" that makes it abstract, which the go command would
-// take for a response file and refuse.
+// on for its tools' gctrace lines. The wrapper gets the name without the
+// "@" that makes it abstract, which would look like a response file on a
+// tool's command line.
 const socketPrefix = "gcdoctor-"
 
 // isGoCommand reports whether the build information belongs to the go
-// command.
+// command, or to one of the golang.org/dl commands (go1.20.14 and the
+// like) that run a given version of it.
 func isGoCommand(info *buildinfo.BuildInfo) bool {
-	return info != nil && info.Path == "cmd/go"
+	return info != nil && (info.Path == "cmd/go" || strings.HasPrefix(info.Path, "golang.org/dl/go"))
 }
 
 // goEnvTimeout bounds "go env GOFLAGS". It may download the toolchain a

@@ -3,6 +3,7 @@ package collect
 import (
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"os/exec"
@@ -301,5 +302,30 @@ func TestRunGoCommandToolexec(t *testing.T) {
 	_, err := Run(context.Background(), Spec{Path: goCmd, Args: []string{"build", "-toolexec", "strace", "."}, Dir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "-toolexec") || !strings.Contains(err.Error(), "GOFLAGS") {
 		t.Errorf("Run = %v, want an error saying to set -toolexec in GOFLAGS", err)
+	}
+}
+
+func TestIsGoCommand(t *testing.T) {
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"cmd/go", true},
+		{"golang.org/dl/go1.20.14", true},
+		{"golang.org/dl/gotip", true},
+		{"cmd/gofmt", false},
+		{"example.com/tools/go", false},
+	}
+	for _, tt := range tests {
+		if got := isGoCommand(&buildinfo.BuildInfo{Path: tt.path}); got != tt.want {
+			t.Errorf("isGoCommand(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+	if isGoCommand(nil) {
+		t.Error("isGoCommand(nil) = true")
+	}
+	info, err := buildinfo.ReadFile(goCommand(t))
+	if err != nil || !isGoCommand(info) {
+		t.Errorf("the go command on PATH is not taken for one: %v", err)
 	}
 }
