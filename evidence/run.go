@@ -50,11 +50,15 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 		return nil, err
 	}
 	log := l.gcp.Log()
-	if res.Replayed > 0 {
-		l.set.note("%d gctrace lines the go command replayed from its build cache were left out: an earlier build under GODEBUG=gctrace=1 left them there, and \"go clean -cache\" removes them", res.Replayed)
+	if n := res.Replayed; n == 1 {
+		l.set.note("1 gctrace line the go command replayed from its build cache was left out: an earlier build under GODEBUG=gctrace=1 left it there, and \"go clean -cache\" removes it")
+	} else if n > 1 {
+		l.set.note("%d gctrace lines the go command replayed from its build cache were left out: an earlier build under GODEBUG=gctrace=1 left them there, and \"go clean -cache\" removes them", n)
 	}
-	if log.Replayed > 0 {
-		l.set.note("%s (%s) that end after the run did were left out: output of earlier runs, printed again", plural(log.Replayed, "process", "processes"), plural(log.ReplayedCycles, "GC cycle", "GC cycles"))
+	if n, cycles := log.Replayed, plural(log.ReplayedCycles, "GC cycle", "GC cycles"); n == 1 {
+		l.set.note("1 process (%s) was left out: its cycles end after the run did, so it is output of an earlier run, printed again", cycles)
+	} else if n > 1 {
+		l.set.note("%d processes (%s) were left out: their cycles end after the run did, so they are output of earlier runs, printed again", n, cycles)
 	}
 	if len(log.Segments) == 0 {
 		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural(log.ReplayedCycles, "cycle", "cycles"))

@@ -33,8 +33,9 @@ func TestFromRunReplayed(t *testing.T) {
 		err      string
 	}{
 		{"own cycles only", own, 0, 1, nil, ""},
-		{"a replayed block", own + replayed, 0, 1, []string{"1 process (3 GC cycles) that end after the run did were left out"}, ""},
+		{"a replayed block", own + replayed, 0, 1, []string{"1 process (3 GC cycles) was left out: its cycles end after the run did"}, ""},
 		{"lines collect left out", own, 4, 1, []string{"4 gctrace lines the go command replayed from its build cache were left out"}, ""},
+		{"a line collect left out", own, 1, 1, []string{"1 gctrace line the go command replayed from its build cache was left out"}, ""},
 		{"nothing of its own", replayed, 0, 0, nil, "no GC cycle of its own in its output, only 3 cycles printed again from earlier runs"},
 	}
 	for _, tt := range tests {
