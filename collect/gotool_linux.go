@@ -150,9 +150,9 @@ func startGoTools(log *traceLog, env []string) (*goTools, error) {
 }
 
 // scriptDir makes a directory for the toolexec script where programs may
-// run: where the go command runs the programs it builds (GOTMPDIR), else
-// the temporary directory, else the user's cache directory, the first of
-// them not mounted noexec, as hardened systems mount /tmp.
+// run: in the first of GOTMPDIR (where the go command runs the programs it
+// builds), the temporary directory and the user's cache directory that is
+// not mounted noexec, as hardened systems mount /tmp.
 func scriptDir(env []string) (string, error) {
 	var bases []string
 	if d := lookupEnv(env, "GOTMPDIR"); d != "" {
