@@ -21,9 +21,14 @@ func withGCTrace(env []string) []string {
 }
 
 // mergeGODEBUG returns the GODEBUG value old with any gctrace setting
-// replaced by gctrace=1, appended last. Empty items are dropped so that
-// stray commas do not accumulate.
+// replaced by gctrace=1, appended last.
 func mergeGODEBUG(old string) string {
+	return strings.Join(append(otherGODEBUG(old), "gctrace=1"), ",")
+}
+
+// otherGODEBUG returns the items of the GODEBUG value old other than
+// gctrace. Empty items are dropped so that stray commas do not accumulate.
+func otherGODEBUG(old string) []string {
 	var kept []string
 	for _, item := range strings.Split(old, ",") {
 		item = strings.TrimSpace(item)
@@ -33,7 +38,7 @@ func mergeGODEBUG(old string) string {
 		}
 		kept = append(kept, item)
 	}
-	return strings.Join(append(kept, "gctrace=1"), ",")
+	return kept
 }
 
 // lookupEnv returns the value of key in env, using the last setting as

@@ -33,6 +33,13 @@ var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGH
 // a non-nil Result together with an error when the program ran but its
 // evidence could not be saved.
 //
+// The gctrace log holds the program's standard error and the gctrace
+// lines of its standard output, where go test, for one, puts those of the
+// test binary. When the program is the go command, Run runs its tools
+// under the calling binary (see gotool_linux.go), so that their gctrace
+// lines reach the log but not the go command's build cache, and leaves out
+// of the log the gctrace lines the go command replays from that cache.
+//
 // The program is killed if the calling process dies first (the program
 // itself: processes it started live on unless they ask the same of it, as
 // "go run" does not). While Run runs,
@@ -59,144 +66,300 @@ func Run(ctx context.Context, s Spec) (*Result, error) {
 // run is Run with the forwarded signals coming from sigs, so that tests can
 // deliver them without signalling the test process.
 func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
+	p, err := prepare(s)
+	if err != nil {
+		return nil, err
+	}
+	trace, err := openTrace(s.Out)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	out, err := p.outputs(ctx, trace.f)
+	if err == nil {
+		err = p.start(out)
+	}
+	if err != nil {
+		out.abandon()
+		trace.discard()
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	ended := p.watch(ctx, sigs)
+	logErr := out.finish(p.grace)
+	res := p.result(ended, trace, out.replays.dropped)
+	return res, p.save(res, ended, trace, logErr)
+}
+
+// program is a Spec checked and resolved, ready to run.
+type program struct {
+	s         Spec
+	path      string // absolute path of the executable
+	goVersion string // of the toolchain that built it, "" if not Go
+	goCommand bool   // the program is the go command
+	env       []string
+	stdin     io.Reader
+	every     time.Duration // RSS sampling interval
+	grace     time.Duration
+	cmd       *exec.Cmd
+	started   time.Time
+	exited    chan struct{} // closed when the program has exited, before it is reaped
+}
+
+// prepare checks s and finds the program it names.
+func prepare(s Spec) (*program, error) {
 	if s.Path == "" {
 		return nil, errors.New("run: no command given")
 	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	path, err := exec.LookPath(s.Path)
+	path, err := lookPath(s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	if err := checkDir(s.Dir); err != nil {
+		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+	}
+	p := &program{s: s, path: path, every: orDefault(s.SampleEvery, DefaultSampleEvery), grace: orDefault(s.Grace, DefaultGrace)}
+	// Read before starting: the file may be replaced while the program
+	// runs, and the evidence must describe what actually ran.
+	if info, err := buildinfo.ReadFile(path); err == nil {
+		p.goVersion = info.GoVersion
+		p.goCommand = isGoCommand(info)
+	}
+	p.env = s.Env
+	if p.env == nil {
+		p.env = os.Environ()
+	}
+	p.stdin = s.Stdin
+	if s.Signals && isTerminal(p.stdin) {
+		p.stdin = nil
+	}
+	return p, nil
+}
+
+// lookPath returns the absolute path of the program named name.
+func lookPath(name string) (string, error) {
+	path, err := exec.LookPath(name)
 	if err != nil {
 		var ee *exec.Error
 		if errors.As(err, &ee) {
 			err = unwrapPath(ee.Err)
 		}
-		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+		return "", err
 	}
-	if path, err = filepath.Abs(path); err != nil {
-		return nil, fmt.Errorf("run %s: %w", s.Path, err)
-	}
-	if s.Dir != "" {
-		// os.StartProcess checks the directory only when there are no
-		// SysProcAttr; the child's failure to enter it would otherwise
-		// be reported as a missing program.
-		fi, err := os.Stat(s.Dir)
-		if err == nil && !fi.IsDir() {
-			err = &fs.PathError{Op: "chdir", Path: s.Dir, Err: syscall.ENOTDIR}
-		}
-		if err != nil {
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
-				pe.Op = "chdir"
-			}
-			return nil, fmt.Errorf("run %s: %w", s.Path, err)
-		}
-	}
-	// Read before starting: the file may be replaced while the program
-	// runs, and the evidence must describe what actually ran.
-	goVersion := ""
-	if info, err := buildinfo.ReadFile(path); err == nil {
-		goVersion = info.GoVersion
-	}
-	every := orDefault(s.SampleEvery, DefaultSampleEvery)
-	grace := orDefault(s.Grace, DefaultGrace)
+	return filepath.Abs(path)
+}
 
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
+// checkDir checks that dir, when given, is a directory. os.StartProcess
+// checks the directory only when there are no SysProcAttr; the child's
+// failure to enter it would otherwise be reported as a missing program.
+func checkDir(dir string) error {
+	if dir == "" {
+		return nil
 	}
-	env = withGCTrace(env)
+	fi, err := os.Stat(dir)
+	if err == nil && !fi.IsDir() {
+		err = &fs.PathError{Op: "chdir", Path: dir, Err: syscall.ENOTDIR}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Op = "chdir"
+	}
+	return err
+}
 
-	stdin := s.Stdin
-	if s.Signals && isTerminal(stdin) {
-		stdin = nil
-	}
+// traceFile is the file that receives the gctrace log: gctrace.log in the
+// bundle, or a temporary file.
+type traceFile struct {
+	f    *os.File
+	temp *tempFile // nil with a bundle
+}
 
-	var (
-		trace *os.File
-		temp  *tempFile
-	)
-	if s.Out != nil {
-		trace, err = s.Out.Create(bundle.GCTraceFile)
-	} else if temp, err = newTempFile("gcdoctor-gctrace-*.log"); err == nil {
-		trace = temp.f
+// openTrace creates the gctrace file in out, or a temporary one when out
+// is nil.
+func openTrace(out *bundle.Writer) (*traceFile, error) {
+	if out != nil {
+		f, err := out.Create(bundle.GCTraceFile)
+		return &traceFile{f: f}, err
 	}
+	temp, err := newTempFile("gcdoctor-gctrace-*.log")
 	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+		return nil, err
 	}
-	stderr := &passWriter{w: s.Stderr, file: trace}
-	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   append([]string{s.Path}, s.Args...),
-		Env:    env,
-		Dir:    s.Dir,
-		Stdin:  stdin,
-		Stderr: stderr,
-		// Without a bound, a background process started by the program
-		// and holding its stderr open would keep Run waiting after the
-		// program itself has exited.
-		WaitDelay: grace,
-	}
-	if s.Stdout != nil {
-		cmd.Stdout = &passWriter{w: s.Stdout}
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: s.Signals,
-		// A program left running after gcdoctor dies would run on
-		// unobserved, its output going nowhere.
-		Pdeathsig: syscall.SIGKILL,
-	}
+	return &traceFile{f: temp.f, temp: temp}, nil
+}
 
-	start := time.Now()
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go startLocked(cmd, started, exited)
-	if err := <-started; err != nil {
-		if temp != nil {
-			temp.remove()
-		} else {
-			trace.Close()
-			os.Remove(trace.Name())
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) && pe.Op == "fork/exec" {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("run %s: %w", s.Path, err)
+// discard removes the file after the program failed to start.
+func (t *traceFile) discard() {
+	if t.temp != nil {
+		t.temp.remove()
+		return
 	}
-	c := &child{pid: cmd.Process.Pid, proc: cmd.Process, group: s.Signals}
-	memLimit, cpuLimit := cgroupLimits(c.pid)
-	samples := sampleRSS(c.pid, start, every, MaxRSSSamples)
-	host := sampleHost(c.pid, start, every, MaxRSSSamples)
+	t.f.Close()
+	os.Remove(t.f.Name())
+}
+
+// path returns the path that reads the file while the Result lives.
+func (t *traceFile) path() string {
+	if t.temp != nil {
+		return t.temp.path
+	}
+	return t.f.Name()
+}
+
+// close closes a bundle's file. A temporary file stays open until
+// Cleanup: it may have no name left to reopen it by.
+func (t *traceFile) close() error {
+	if t.temp != nil {
+		return nil
+	}
+	return t.f.Close()
+}
+
+// outputs is where the program's output goes while it runs: through to the
+// caller, and, for what holds gctrace lines, to the log.
+type outputs struct {
+	log      *traceLog
+	stderr   *passWriter
+	stdout   *passWriter
+	errLines *lineWriter
+	outLines *lineWriter
+	replays  *replayFilter // the go command's replayed blocks; empty for other programs
+	tools    *goTools      // nil unless the program is the go command
+}
+
+// outputs sets up the program's environment and the paths its output
+// takes to the caller and to the log in file.
+func (p *program) outputs(ctx context.Context, file io.Writer) (*outputs, error) {
+	log := &traceLog{w: file}
+	o := &outputs{log: log, replays: &replayFilter{emit: log.write}}
+	o.outLines = &lineWriter{emit: (&traceFilter{log: log}).line}
+	o.errLines = &lineWriter{emit: log.write}
+	env := p.env
+	if p.goCommand {
+		o.errLines.emit = o.replays.line
+		var err error
+		if o.tools, err = startGoTools(log, env); err != nil {
+			return o, err
+		}
+		if env, err = goCommandEnv(ctx, &p.s, p.path, env, o.tools); err != nil {
+			return o, err
+		}
+	}
+	p.env = withGCTrace(env)
+	o.stderr = &passWriter{w: p.s.Stderr, file: o.errLines}
+	// Standard output is read even when the caller discards it: the
+	// program may write its gctrace lines there.
+	o.stdout = &passWriter{w: p.s.Stdout, file: o.outLines}
+	return o, nil
+}
+
+// abandon stops listening for the tools of a program that did not start.
+func (o *outputs) abandon() {
+	if o != nil && o.tools != nil {
+		o.tools.stop(0)
+	}
+}
+
+// finish writes what is left of the program's output to the log, once the
+// program has exited and its output is closed, and returns the first error
+// writing the log. The tools' lines are read first, waiting at most grace:
+// a last piece of standard error without a line end stays last.
+func (o *outputs) finish(grace time.Duration) error {
+	if o.tools != nil {
+		o.tools.stop(grace)
+	}
+	o.outLines.flush()
+	o.errLines.flush()
+	o.replays.flush()
+	return o.log.failure()
+}
+
+// start starts the program with its output going to o.
+func (p *program) start(o *outputs) error {
+	p.cmd = &exec.Cmd{
+		Path:   p.path,
+		Args:   append([]string{p.s.Path}, p.s.Args...),
+		Env:    p.env,
+		Dir:    p.s.Dir,
+		Stdin:  p.stdin,
+		Stdout: o.stdout,
+		Stderr: o.stderr,
+		// Without a bound, a background process started by the program
+		// and holding its output open would keep Run waiting after the
+		// program itself has exited.
+		WaitDelay: p.grace,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid: p.s.Signals,
+			// A program left running after gcdoctor dies would run on
+			// unobserved, its output going nowhere.
+			Pdeathsig: syscall.SIGKILL,
+		},
+	}
+	p.started = time.Now()
+	started := make(chan error, 1)
+	p.exited = make(chan struct{})
+	go startLocked(p.cmd, started, p.exited)
+	err := <-started
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "fork/exec" {
+		err = pe.Err
+	}
+	return err
+}
+
+// outcome is what watching a program until it exited found.
+type outcome struct {
+	duration time.Duration
+	killed   bool
+	stopped  bool // a SIGINT or SIGTERM was passed on or sent
+	rss      []bundle.RSSSample
+	host     []bundle.HostSample
+	every    time.Duration // RSS sampling interval at the end
+	memLimit int64
+	cpuLimit float64
+	waitErr  error
+}
+
+// watch samples the started program and passes signals on to it until it
+// exits, then reaps it.
+func (p *program) watch(ctx context.Context, sigs <-chan os.Signal) *outcome {
+	o := &outcome{}
+	c := &child{pid: p.cmd.Process.Pid, proc: p.cmd.Process, group: p.s.Signals}
+	o.memLimit, o.cpuLimit = cgroupLimits(c.pid)
+	samples := sampleRSS(c.pid, p.started, p.every, MaxRSSSamples)
+	host := sampleHost(c.pid, p.started, p.every, MaxRSSSamples)
 	supervised := make(chan bool, 1)
 	go func() {
-		supervised <- c.supervise(ctx, sigs, exited, grace)
+		supervised <- c.supervise(ctx, sigs, p.exited, p.grace)
 	}()
+	<-p.exited
+	o.duration = time.Since(p.started)
+	o.killed = <-supervised
+	o.rss, o.every = samples.stop()
+	o.host = host.stop()
+	o.stopped = c.stopped
+	o.waitErr = p.cmd.Wait()
+	return o
+}
 
-	<-exited
-	duration := time.Since(start)
-	killed := <-supervised
-	rss, every := samples.stop()
-	hostSamples := host.stop()
-	waitErr := cmd.Wait()
-
+// result describes the finished run.
+func (p *program) result(o *outcome, trace *traceFile, replayed int) *Result {
 	res := &Result{
-		Start:       start,
-		Duration:    duration,
-		Killed:      killed,
-		RSS:         rss,
-		Host:        hostSamples,
+		Start:       p.started,
+		Duration:    o.duration,
+		Killed:      o.killed,
+		RSS:         o.rss,
+		Host:        o.host,
 		CPU:         -1,
-		SampleEvery: every,
-		GCTracePath: trace.Name(),
-		GoVersion:   goVersion,
-		temp:        temp,
-	}
-	if temp != nil {
-		res.GCTracePath = temp.path
+		SampleEvery: o.every,
+		GCTracePath: trace.path(),
+		GoVersion:   p.goVersion,
+		Replayed:    replayed,
+		temp:        trace.temp,
 	}
 	var exitCode *int
-	if ps := cmd.ProcessState; ps != nil {
+	if ps := p.cmd.ProcessState; ps != nil {
 		if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
 			if ws.Signaled() {
 				res.ExitCode = 128 + int(ws.Signal())
@@ -207,59 +370,63 @@ func run(ctx context.Context, s Spec, sigs <-chan os.Signal) (*Result, error) {
 			code := res.ExitCode
 			exitCode = &code
 		}
-		res.PeakRSS = peakRSS(rss, ps)
+		res.PeakRSS = peakRSS(o.rss, ps)
 		res.CPU = ps.UserTime() + ps.SystemTime()
 	}
 	res.Meta = &bundle.Meta{
 		SchemaVersion:          bundle.SchemaVersion,
-		ToolVersion:            s.ToolVersion,
-		Command:                redactArgs(cmd.Args),
+		ToolVersion:            p.s.ToolVersion,
+		Command:                redactArgs(p.cmd.Args),
 		ExitCode:               exitCode,
-		Start:                  start.Round(0),
-		DurationMS:             float64(duration) / float64(time.Millisecond),
-		GoVersion:              goVersion,
-		GOGC:                   lookupEnv(env, "GOGC"),
-		GOMEMLIMIT:             lookupEnv(env, "GOMEMLIMIT"),
-		GOMAXPROCS:             lookupEnv(env, "GOMAXPROCS"),
-		GODEBUG:                lookupEnv(env, "GODEBUG"),
+		Start:                  p.started.Round(0),
+		DurationMS:             float64(o.duration) / float64(time.Millisecond),
+		GoVersion:              p.goVersion,
+		GOGC:                   lookupEnv(p.env, "GOGC"),
+		GOMEMLIMIT:             lookupEnv(p.env, "GOMEMLIMIT"),
+		GOMAXPROCS:             lookupEnv(p.env, "GOMAXPROCS"),
+		GODEBUG:                lookupEnv(p.env, "GODEBUG"),
 		NumCPU:                 runtime.NumCPU(),
-		CgroupMemoryLimitBytes: memLimit,
-		CgroupCPULimit:         cpuLimit,
+		CgroupMemoryLimitBytes: o.memLimit,
+		CgroupCPULimit:         o.cpuLimit,
 		PeakRSSBytes:           res.PeakRSS,
 		Files:                  map[string]string{},
-		Stopped:                c.stopped,
-		Host:                   bundle.SummarizeHost(hostSamples),
+		Stopped:                o.stopped,
+		Host:                   bundle.SummarizeHost(o.host),
 	}
+	return res
+}
 
+// save closes the gctrace file and, with a bundle, writes the RSS samples
+// and meta.json. It returns the errors met since the program started.
+func (p *program) save(res *Result, o *outcome, trace *traceFile, logErr error) error {
 	// A non-zero exit is reported through ExitCode; what remains are
 	// failures to move the program's input or output.
+	waitErr := o.waitErr
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) || errors.Is(waitErr, exec.ErrWaitDelay) {
 		waitErr = nil
 	}
-	err = errors.Join(waitErr, stderr.fileErr)
-	if temp == nil {
-		// A temporary file stays open until Cleanup: it may have no
-		// name left to reopen it by.
-		err = errors.Join(err, trace.Close())
-	}
-	if s.Out != nil {
+	err := errors.Join(waitErr, logErr, trace.close())
+	if out := p.s.Out; out != nil {
 		// Whatever can still be saved is, even after an error: a partial
 		// gctrace.log with its meta.json is still worth analysing.
-		res.Meta.Files[bundle.GCTraceFile] = "standard error of the program, with its GODEBUG=gctrace=1 lines"
-		rssErr := s.Out.WriteRSS(rss)
+		res.Meta.Files[bundle.GCTraceFile] = gctraceFileDoc
+		rssErr := out.WriteRSS(res.RSS)
 		if rssErr == nil {
-			res.Meta.Files[bundle.RSSFile] = fmt.Sprintf("resident set size of the program in bytes, sampled every %v", every)
+			res.Meta.Files[bundle.RSSFile] = fmt.Sprintf("resident set size of the program in bytes, sampled every %v", res.SampleEvery)
 		}
-		hostErr := writeHost(s.Out, res.Meta, hostSamples)
+		hostErr := writeHost(out, res.Meta, o.host)
 		res.Meta.Created = time.Now().Round(0)
-		err = errors.Join(err, rssErr, hostErr, s.Out.WriteMeta(res.Meta))
+		err = errors.Join(err, rssErr, hostErr, out.WriteMeta(res.Meta))
 	}
 	if err != nil {
-		return res, fmt.Errorf("run %s: %w", s.Path, err)
+		return fmt.Errorf("run %s: %w", p.s.Path, err)
 	}
-	return res, nil
+	return nil
 }
+
+// gctraceFileDoc describes gctrace.log in meta.json.
+const gctraceFileDoc = "standard error of the program with its GODEBUG=gctrace=1 lines, the gctrace lines of its standard output, and those of the tools the go command ran"
 
 // orDefault returns d, or def when d is not positive.
 func orDefault(d, def time.Duration) time.Duration {

@@ -45,7 +45,11 @@ type Spec struct {
 	// Args are the program's arguments, not including its name.
 	Args []string
 	// Env is the program's environment; nil means os.Environ(). In both
-	// cases gctrace=1 is added to GODEBUG.
+	// cases gctrace=1 is added to GODEBUG. For the go command, GOFLAGS
+	// also gets a -toolexec that runs the tools under the calling binary,
+	// in front of the user's own, and -count=1 unless it sets -count (see
+	// Run); a -toolexec on the go command line is refused, since it would
+	// replace that one.
 	Env []string
 	// Dir is the program's working directory; "" means the current one.
 	Dir string
@@ -55,8 +59,8 @@ type Spec struct {
 	// background process that reads its terminal is stopped by SIGTTIN,
 	// which would hang the run.
 	Stdin io.Reader
-	// Stdout and Stderr receive the program's output as it arrives; nil
-	// discards it. A writer that fails stops receiving output, but the run
+	// Stdout and Stderr receive the program's output as it arrives,
+	// unchanged; nil discards it. A writer that fails stops receiving output, but the run
 	// continues so that the evidence is still gathered. The program never
 	// gets these writers directly, even when they are files, so it cannot
 	// be stopped for writing to a terminal from the background.
@@ -123,9 +127,10 @@ type Result struct {
 	// or a multiple of it when the run was too long for MaxRSSSamples.
 	SampleEvery time.Duration
 	// GCTracePath is the file holding the program's standard error, with
-	// its gctrace lines: gctrace.log in the bundle or, when there is no
-	// bundle, a temporary file that stays readable by this path until
-	// Cleanup. The temporary file is removed from its directory as soon as
+	// its gctrace lines, the gctrace lines of its standard output and, for
+	// the go command, those of its tools (see Run): gctrace.log in the
+	// bundle or, when there is no bundle, a temporary file that stays
+	// readable by this path until Cleanup. The temporary file is removed from its directory as soon as
 	// it is made, so that nothing is left behind however the process ends,
 	// even by SIGKILL or SIGPIPE; the path then names its descriptor under
 	// /proc/self/fd and is good only in this process, until Cleanup.
@@ -133,6 +138,12 @@ type Result struct {
 	// GoVersion is the Go version that built the program, "" when it is
 	// not a Go binary.
 	GoVersion string
+	// Replayed counts the gctrace lines left out of GCTracePath because
+	// the go command replayed them from its build cache: they were
+	// written by compiles of an earlier run under GODEBUG=gctrace=1, not
+	// by this one. They still reach Spec.Stderr, as the go command
+	// printed them; "go clean -cache" removes them for good.
+	Replayed int
 	// Meta is the description of the run, as written to meta.json when
 	// there is a bundle.
 	Meta *bundle.Meta

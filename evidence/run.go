@@ -43,11 +43,37 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 		return nil, err
 	}
 	defer f.Close()
+	// Every process of the run started after it did: cycles that end
+	// later than the run's length after their process started were
+	// printed again from an earlier run (see gctrace.Options.RunS).
+	l.gcp = gctrace.NewParser(gctrace.Options{GOGC: gogcInt(in.GOGC), KeepCycles: opt.KeepCycles, RunS: res.Duration.Seconds()})
 	if err := readGCTrace(l, f, "gctrace.log", 0); err != nil {
 		if errors.Is(err, gctrace.ErrNoCycles) {
 			return nil, fmt.Errorf("no GC cycle in its output: not a Go program, or it exited before its first collection")
 		}
 		return nil, err
 	}
+	log := l.gcp.Log()
+	if n := res.Replayed; n == 1 {
+		l.set.note("1 gctrace line the go command replayed from its build cache was left out: an earlier build under GODEBUG=gctrace=1 left it there, and \"go clean -cache\" removes it")
+	} else if n > 1 {
+		l.set.note("%d gctrace lines the go command replayed from its build cache were left out: an earlier build under GODEBUG=gctrace=1 left them there, and \"go clean -cache\" removes them", n)
+	}
+	if n, cycles := log.Replayed, plural(log.ReplayedCycles, "GC cycle", "GC cycles"); n == 1 {
+		l.set.note("1 process (%s) was left out: its cycles end after the run did, so it is output of an earlier run, printed again", cycles)
+	} else if n > 1 {
+		l.set.note("%d processes (%s) were left out: their cycles end after the run did, so they are output of earlier runs, printed again", n, cycles)
+	}
+	if len(log.Segments) == 0 {
+		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural(log.ReplayedCycles, "cycle", "cycles"))
+	}
 	return l.set, nil
+}
+
+// plural returns n and the singular or plural noun that goes with it.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -30,7 +30,22 @@ type Options struct {
 	// expand to (default DefaultMaxDecompressed); beyond it Add stops with
 	// an error and keeps what it read.
 	MaxDecompressed int64
+	// RunS is how long the run that wrote the log lasted, in seconds, when
+	// the log is the output of one run (gcdoctor run); zero means unknown.
+	// Every process of such a run started after the run did, so a cycle
+	// that ends more than RunS after its process started was not collected
+	// during the run: it is old output printed again, such as the go
+	// command replaying a compile's output from its build cache. The whole
+	// segment of such a cycle is left out of Segments and counted in
+	// Log.Replayed.
+	RunS float64
 }
+
+// replaySlackS is how far, in seconds, a cycle may seem to end after the
+// run without being taken for a replay. The runtime truncates the times it
+// prints, so a cycle of the run never seems to end late; the allowance only
+// absorbs rounding in the run's own length.
+const replaySlackS = 0.005
 
 // MaxCyclesLimit is the largest Options.MaxCycles honoured, about 500 MB
 // of cycles.
@@ -72,7 +87,30 @@ type Log struct {
 	Segments        []*Segment
 	CyclesDropped   int // cycles of listed segments not kept in Segment.Cycles (Options.MaxCycles)
 	SegmentsDropped int // segments not kept in Segments (Options.MaxSegments)
-	opts            Options
+	// Replayed counts the segments left out because a cycle of theirs ends
+	// after the run did (Options.RunS), and ReplayedCycles their cycles.
+	Replayed       int
+	ReplayedCycles int
+	opts           Options
+}
+
+// dropReplayed removes from Segments those found to be replayed output
+// (Options.RunS) while reading the input st describes, and renumbers the
+// rest.
+func (l *Log) dropReplayed(st *InputStats) {
+	kept := l.Segments[:0]
+	for _, s := range l.Segments {
+		if s.replayed {
+			l.Replayed++
+			l.ReplayedCycles += s.Summary.Cycles
+			st.Segments--
+			continue
+		}
+		s.Index = len(kept)
+		kept = append(kept, s)
+	}
+	clear(l.Segments[len(kept):])
+	l.Segments = kept
 }
 
 // addSegment lists s in the Log and reports whether there was room.
@@ -203,6 +241,9 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 		}
 	}
 	sg.closeAll()
+	if l.opts.RunS > 0 {
+		l.dropReplayed(st)
+	}
 	st.Bytes = rd.Offset()
 	if err := rd.Err(); err != nil {
 		return readError(name, st, l.opts.MaxDecompressed, err)

@@ -40,6 +40,9 @@ type Segment struct {
 	// unlisted: the segment is beyond Options.MaxSegments, so its cycles
 	// are summarised but not kept.
 	unlisted bool
+	// replayed: a cycle of the segment ends after the run did
+	// (Options.RunS), so the segment is old output printed again.
+	replayed bool
 }
 
 // CyclesWallS returns the wall-clock time the kept cycles (Cycles) cover,
@@ -163,6 +166,9 @@ func (sg *segmenter) cycle(input string, c *Cycle) {
 	if l := seg.last(); seg.acc.s.Cycles > 0 && c.HasAt && l.HasAt {
 		seg.interval = c.At - l.At
 	}
+	if sg.late(c) {
+		seg.replayed = true
+	}
 	sg.lastNum[seg.slot] = c.Num
 	sg.recent = seg
 	seg.lastUse = sg.tick
@@ -265,11 +271,18 @@ func continuity(s *Segment, c *Cycle) float64 {
 	return score
 }
 
+// late reports whether c ends after the run did (Options.RunS), and so
+// was not collected during the run.
+func (sg *segmenter) late(c *Cycle) bool {
+	return sg.opts.RunS > 0 && c.HasAt && c.At+c.Wall()/1000 > sg.opts.RunS+replaySlackS
+}
+
 // gap reports how many numbers c skips after segment s's last cycle, and
 // whether c can continue s at all (same process tag and format, a larger
-// number, a later time).
+// number, a later time, and late if s is replayed: the cycles of a process
+// only come later).
 func (sg *segmenter) gap(s *Segment, c *Cycle) (int, bool) {
-	if s.Process != c.Process || s.Format != c.Format {
+	if s.Process != c.Process || s.Format != c.Format || s.replayed && !sg.late(c) {
 		return 0, false
 	}
 	l := s.last()

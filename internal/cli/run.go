@@ -30,7 +30,12 @@ of 0 when --fail-on is crossed).
 SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the program, which runs
 in its own process group; when gcdoctor's standard input is a terminal the
 program reads /dev/null instead. With --out the evidence (gctrace.log,
-rss.csv and meta.json) is kept as a bundle directory for later analysis.`,
+rss.csv and meta.json) is kept as a bundle directory for later analysis.
+
+When CMD is the go command, its compiler and linker run under gcdoctor
+(through -toolexec in GOFLAGS) so that their gctrace lines are measured
+without entering the build cache, and go test runs with -count=1, since a
+cached test result has no GC to measure.`,
 		Example: `  gcdoctor run -- ./server -addr :8080
   gcdoctor run --out evidence/ -- go test -run '^$' -bench . ./pkg
   GOGC=400 gcdoctor run -- go build -a std`,
@@ -107,7 +112,9 @@ func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *di
 	if err != nil {
 		return nil, err
 	}
-	return diagnose.Diagnose(set.Input), nil
+	d := diagnose.Diagnose(set.Input)
+	d.Caveats = append(d.Caveats, set.Notes...)
+	return d, nil
 }
 
 // programExit is how a command that ran a program ends: with the

@@ -1,0 +1,71 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gcdoctor/gcdoctor/collect"
+)
+
+// runCycle returns a Go 1.26 cycle line numbered num that starts s seconds
+// after its process did.
+func runCycle(num int, s float64) string {
+	return fmt.Sprintf("gc %d @%.3fs 3%%: 0.1+1+0.01 ms clock, 0.2+0.1/0.5/0+0.02 ms cpu, 4->4->1 MB, 5 MB goal, 0 MB stacks, 0 MB globals, 2 P\n", num, s)
+}
+
+// TestFromRunReplayed reads the log of a 0.5 s run that holds, besides
+// cycles of its own, a block of compiler output printed again from an
+// earlier run: the block is left out, and the notes say so.
+func TestFromRunReplayed(t *testing.T) {
+	own := runCycle(1, 0.01) + runCycle(2, 0.2) + runCycle(3, 0.4)
+	replayed := "# runtime\n" + runCycle(1, 0.012) + runCycle(2, 4.6) + runCycle(3, 5.4)
+	tests := []struct {
+		name     string
+		log      string
+		lines    int // Result.Replayed
+		segments int
+		notes    []string
+		err      string
+	}{
+		{"own cycles only", own, 0, 1, nil, ""},
+		{"a replayed block", own + replayed, 0, 1, []string{"1 process (3 GC cycles) was left out: its cycles end after the run did"}, ""},
+		{"lines collect left out", own, 4, 1, []string{"4 gctrace lines the go command replayed from its build cache were left out"}, ""},
+		{"a line collect left out", own, 1, 1, []string{"1 gctrace line the go command replayed from its build cache was left out"}, ""},
+		{"nothing of its own", replayed, 0, 0, nil, "no GC cycle of its own in its output, only 3 cycles printed again from earlier runs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "gctrace.log")
+			if err := os.WriteFile(path, []byte(tt.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res := &collect.Result{Duration: 500 * time.Millisecond, GCTracePath: path, Replayed: tt.lines}
+			set, err := FromRun(context.Background(), res, []string{"go", "build"}, Options{})
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(set.Input.Log.Segments); n != tt.segments {
+				t.Errorf("%d segments, want %d", n, tt.segments)
+			}
+			if len(set.Notes) != len(tt.notes) {
+				t.Fatalf("notes %q, want %q", set.Notes, tt.notes)
+			}
+			for i, want := range tt.notes {
+				if !strings.HasPrefix(set.Notes[i], want) {
+					t.Errorf("note %q, want it to start %q", set.Notes[i], want)
+				}
+			}
+		})
+	}
+}
