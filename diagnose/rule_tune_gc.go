@@ -63,19 +63,28 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 		"Predicted for the program as it is now, for the same work: after the code fixes it allocates less, so record a new log and predict again (gcdoctor whatif).",
 		fmt.Sprintf("The model: %s", t.Describe()),
 	}
+	// sweep is the check command: the program run under both settings
+	// when it runs to its end; a server, stopped by hand, once with the
+	// new setting under the same load.
 	sweep := func(s pacer.Setting) string {
-		cmd := "PROGRAM"
-		if c.in.Run != nil && len(c.in.Run.Command) > 0 {
-			cmd = shellJoin(c.in.Run.Command)
+		rc := &c.in.Recheck
+		run := c.in.Run
+		switch {
+		case rc.Rerun != "":
+			return s.String() + " " + rc.Rerun
+		case run == nil || len(run.Command) == 0:
+			return ""
+		case run.stopped():
+			return c.rerunCommand(s.String())
 		}
-		v := fmt.Sprintf("gcdoctor sweep --gogc %s,%s", gogcArg(t.Model.Observed.GOGC), gogcArg(s.GOGC))
+		v := fmt.Sprintf("%s sweep --gogc %s,%s", rc.tool(), gogcArg(t.Model.Observed.GOGC), gogcArg(s.GOGC))
 		if s.MemoryLimit > 0 {
 			v += " --memlimit " + pacer.GOMEMLIMIT(s.MemoryLimit)
 		}
-		return v + " --count 5 -- " + cmd
+		return v + " --count 5 -- " + shellJoin(run.Command)
 	}
 	verify := func(s pacer.Setting) string {
-		return sweep(s) + ": GC CPU and wall time should improve significantly, peak RSS stay within the budget."
+		return fmt.Sprintf("Run the program under %s and under the current setting, several times each (gcdoctor sweep runs it and compares): GC CPU and wall time should improve significantly, peak RSS stay within the budget.", s)
 	}
 	if r := t.Recommendation; r != nil {
 		e := r.Expected.GCCPUFraction.Value
