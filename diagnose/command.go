@@ -81,7 +81,7 @@ func (c *evidenceView) checkCommand(f *Finding) string {
 		}
 		// The allocs profile counts every allocation since the program
 		// started: the restarted program's profile shows the fix alone.
-		return gcd + " attach --seconds 0 " + shellQuote(rc.URL)
+		return gcd + " attach --seconds 0 " + ShellQuote(rc.URL)
 	case len(f.Segments) == 0 && in.Trace != nil && f.ID != "tune-gc":
 		// The trace rules, and the cross-checks, judge a trace.
 		if rc.Trace != "" {
@@ -90,7 +90,7 @@ func (c *evidenceView) checkCommand(f *Finding) string {
 		if rc.URL == "" {
 			return ""
 		}
-		return gcd + " attach --seconds 5 " + shellQuote(rc.URL)
+		return gcd + " attach --seconds 5 " + ShellQuote(rc.URL)
 	}
 	// The gctrace rules: run the program again and compare.
 	if rc.GCTrace != "" {
@@ -127,7 +127,7 @@ func (c *evidenceView) rerunCommand(env string) string {
 	if note != "" {
 		join = "; "
 	}
-	return env + gcd + " run --out " + shellQuote(after) + " -- " + cmd + join + gcd + " diff " + shellQuote(in.Bundle) + " " + shellQuote(after) + note
+	return env + gcd + " run --out " + ShellQuote(after) + " -- " + cmd + join + gcd + " diff " + ShellQuote(in.Bundle) + " " + ShellQuote(after) + note
 }
 
 // afterName names the bundle of the run after the fix, beside the bundle
@@ -146,19 +146,21 @@ func dirFlag(dir string) string {
 	if dir == "" || dir == "." {
 		return ""
 	}
-	return " --dir " + shellQuote(dir)
+	return " --dir " + ShellQuote(dir)
 }
 
 // shellJoin quotes each argument that needs it for a POSIX shell.
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = shellQuote(a)
+		q[i] = ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }
 
-func shellQuote(s string) string {
+// ShellQuote returns s as one word for a POSIX shell: unchanged when it
+// holds no character the shell would read, else in single quotes.
+func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
 	}) < 0 {

@@ -63,6 +63,9 @@ attached first), or from running a program (-- CMD).`,
 				return e.loadFailed(set, err)
 			}
 			set.Input.Tune = tr
+			if len(source) > 0 {
+				set.Input.Recheck.SourceDir = dir
+			}
 			return e.diagnoseSet(cmd, set, &rf, true)
 		},
 	}
@@ -85,7 +88,8 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 	switch {
 	case cmd.ArgsLenAtDash() == 0:
 		// A program to run: collect into a bundle, then read it.
-		if out == "" {
+		kept := out != ""
+		if !kept {
 			tmp, err := os.MkdirTemp("", "gcdoctor-doctor-")
 			if err != nil {
 				return nil, err
@@ -103,12 +107,21 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 			return nil, err
 		}
 		res.Cleanup()
-		return evidence.LoadBundle(ctx, out, opt)
+		set, err := evidence.LoadBundle(ctx, out, opt)
+		if err == nil && !kept {
+			// Removed on return: no command may name it.
+			set.Input.Bundle = ""
+		}
+		return set, err
 	case len(args) == 1 && isURL(args[0]):
 		if out == "" {
 			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")
 		}
-		return evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+		set, err := evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+		if err == nil {
+			set.Input.Recheck.URL = args[0]
+		}
+		return set, err
 	}
 	return evidence.Load(ctx, args, opt)
 }

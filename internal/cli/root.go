@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -52,6 +53,9 @@ type env struct {
 	getenv         func(string) string
 	// ctx is cancelled on Ctrl-C; nil in tests.
 	ctx context.Context
+	// self returns how a shell starts this gcdoctor, for the commands it
+	// prints (see selfCommand); nil means "gcdoctor".
+	self func() string
 }
 
 // Main runs gcdoctor with args (without the program name) and returns the
@@ -59,7 +63,8 @@ type env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := interrupts()
 	defer stop()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx,
+		self: sync.OnceValue(func() string { return selfCommand(currentProcess()) })}
 	return e.run(args)
 }
 

@@ -85,7 +85,7 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if err != nil {
 		fmt.Fprintf(e.stderr, "gcdoctor: %v\n", err)
 	}
-	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles)
+	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles, diagnose.Recheck{Tool: e.tool()}, out)
 	if derr != nil {
 		fmt.Fprintf(e.stderr, "gcdoctor: %s: %v\n", strings.Join(args, " "), derr)
 		code := res.ExitCode
@@ -114,11 +114,17 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 
 // diagnoseRun parses the gctrace a run left and diagnoses it with what the
 // run knows about the program.
-func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
+// The bundle kept with --out (out, "" when none) is what the check
+// commands compare a new run with.
+func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool, rc diagnose.Recheck, out string) (*diagnose.Diagnosis, error) {
 	opt := evidence.Options{GoVersion: df.goVersion, GOGC: df.gogc, KeepCycles: keep}
 	set, err := evidence.FromRun(ctx, res, args, opt)
 	if err != nil {
 		return nil, err
+	}
+	set.Input.Recheck = rc
+	if out != "" {
+		set.Input.Bundle = out
 	}
 	return diagnose.Diagnose(set.Input), nil
 }

@@ -93,6 +93,7 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 		tr.Segment, tr.SegmentSet = segIndex, true
 	}
 	in.Tune = tr
+	e.recheck(in)
 	d := diagnose.Diagnose(in)
 	d.Caveats = append(d.Caveats, set.Notes...)
 	tu := d.Tuning
