@@ -84,7 +84,7 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 		return v + " --count 5 -- " + shellJoin(run.Command)
 	}
 	verify := func(s pacer.Setting) string {
-		return fmt.Sprintf("Run the program under %s and under the current setting, several times each (gcdoctor sweep runs it and compares): GC CPU and wall time should improve significantly, peak RSS stay within the budget.", s)
+		return fmt.Sprintf("Run the program under %s and under the current setting, several times each, and compare: GC CPU and wall time should improve significantly, peak RSS stay within the budget.", s)
 	}
 	if r := t.Recommendation; r != nil {
 		e := r.Expected.GCCPUFraction.Value
