@@ -24,7 +24,7 @@ const commandTimeout = 3 * time.Minute
 // as printed, in a shell in the directory doctor ran in. A command that
 // does not run (a placeholder, a file nothing makes, a gcdoctor that is not
 // on the PATH) fails the test. The cheap programs run always; the rest of
-// the scenarios' problem programs with GCDOCTOR_E2E=1.
+// the scenarios' problem programs with GCDOCTOR_LONG=1.
 func TestCheckCommands(t *testing.T) {
 	tests := []struct {
 		v      variant
@@ -43,7 +43,7 @@ func TestCheckCommands(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.v.pkg, func(t *testing.T) {
 			if tt.long {
-				requireE2E(t)
+				requireLong(t)
 			}
 			cmds := checkCommands(t, tt.v, tt.source)
 			if len(cmds) == 0 {
@@ -138,12 +138,12 @@ func runPrinted(t *testing.T, command string, env []string) {
 	}
 }
 
-// requireE2E skips a test unless the long end-to-end runs are asked for
-// with GCDOCTOR_E2E=1, as .ci/run does: go test ./... alone stays within a
+// requireLong skips a test unless the long end-to-end runs are asked for
+// with GCDOCTOR_LONG=1, as .ci/run does: go test ./... alone stays within a
 // couple of minutes on two cores.
-func requireE2E(t *testing.T) {
+func requireLong(t *testing.T) {
 	t.Helper()
-	if os.Getenv("GCDOCTOR_E2E") == "" {
-		t.Skip(fmt.Sprintf("an end-to-end run of %s; set GCDOCTOR_E2E=1 to run it", t.Name()))
+	if os.Getenv("GCDOCTOR_LONG") == "" {
+		t.Skip(fmt.Sprintf("an end-to-end run of %s; set GCDOCTOR_LONG=1 to run it", t.Name()))
 	}
 }
