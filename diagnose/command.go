@@ -134,6 +134,12 @@ func (c *evidenceView) rerunCommand(env string) string {
 // of the run before it.
 func afterName(bundle string) string {
 	b := filepath.Clean(bundle)
+	switch filepath.Base(b) {
+	case ".", "..", string(filepath.Separator):
+		// A bundle named by its directory alone: the new one goes
+		// beside the current directory's files.
+		return "gcdoctor-after"
+	}
 	for _, ext := range []string{".tar.gz", ".tgz"} {
 		b = strings.TrimSuffix(b, ext)
 	}

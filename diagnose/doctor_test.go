@@ -225,6 +225,9 @@ func TestCheckCommand(t *testing.T) {
 			"heap-hot-site":  "gcdoctor heap d/fixed/allocs.pb.gz",
 		}},
 		{"a log of an unknown program", func() *Input { return &Input{} }, map[string]string{"alloc-churn": ""}},
+		{"the current directory's bundle", func() *Input {
+			return &Input{Run: server(), Bundle: "."}
+		}, map[string]string{"alloc-churn": `gcdoctor run --out gcdoctor-after -- ./server -addr :8080 'it'\''s' && gcdoctor diff . gcdoctor-after`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
