@@ -39,3 +39,22 @@ func TestMarkdownText(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandWrap checks that a printed command wraps into lines that a
+// shell reads as the one command: a backslash ends each broken line, and
+// neither a quoted word nor a comment is broken.
+func TestCommandWrap(t *testing.T) {
+	cmd := "gcdoctor run --out 'my evidence-after' -- ./server -addr :8080; gcdoctor diff 'my evidence' 'my evidence-after'  # load it as before, then stop it with Ctrl-C"
+	var b strings.Builder
+	tw := &textWriter{w: &b, opt: TextOptions{Width: 40}}
+	tw.command("  $ ", "    ", cmd)
+	want := `  $ gcdoctor run --out \
+    'my evidence-after' -- ./server \
+    -addr :8080; gcdoctor diff \
+    'my evidence' 'my evidence-after' \
+    # load it as before, then stop it with Ctrl-C
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
