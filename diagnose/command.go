@@ -99,15 +99,22 @@ func (c *evidenceView) checkCommand(f *Finding) string {
 	return c.rerunCommand("")
 }
 
-// rerunCommand runs the program again as it was run, with env (settings
-// such as "GOGC=200", or "") in its environment, and compares the new
-// evidence with the old; "" when the evidence does not say how it ran.
+// rerunCommand runs the program again as it was run, with the GC settings
+// it ran with and env (settings such as "GOGC=200", or "") in its
+// environment, and compares the new evidence with the old; "" when the
+// evidence does not say how it ran.
 func (c *evidenceView) rerunCommand(env string) string {
 	in := c.in
 	gcd := in.Recheck.tool()
 	r := in.Run
 	if r == nil || len(r.Command) == 0 {
 		return ""
+	}
+	// The run's own GC settings come along, unless env sets them anew.
+	for _, kv := range [][2]string{{"GOGC", r.GOGC}, {"GOMEMLIMIT", r.GOMEMLIMIT}, {"GOMAXPROCS", r.GOMAXPROCS}} {
+		if kv[1] != "" && !strings.Contains(" "+env, " "+kv[0]+"=") {
+			env = strings.TrimSpace(env + " " + ShellQuote(kv[0]+"="+kv[1]))
+		}
 	}
 	if env != "" {
 		env += " "

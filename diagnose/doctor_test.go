@@ -225,6 +225,11 @@ func TestCheckCommand(t *testing.T) {
 			"heap-hot-site":  "gcdoctor heap d/fixed/allocs.pb.gz",
 		}},
 		{"a log of an unknown program", func() *Input { return &Input{} }, map[string]string{"alloc-churn": ""}},
+		{"a run with GC settings", func() *Input {
+			r := server()
+			r.GOGC, r.GOMAXPROCS = "50", "2"
+			return &Input{Run: r}
+		}, map[string]string{"alloc-churn": `GOGC=50 GOMAXPROCS=2 gcdoctor run -- ./server -addr :8080 'it'\''s'`}},
 		{"the current directory's bundle", func() *Input {
 			return &Input{Run: server(), Bundle: "."}
 		}, map[string]string{"alloc-churn": `gcdoctor run --out gcdoctor-after -- ./server -addr :8080 'it'\''s' && gcdoctor diff . gcdoctor-after`}},
@@ -265,6 +270,8 @@ func TestTuneCommand(t *testing.T) {
 		{"a job", run(0), Recheck{}, "gcdoctor sweep --gogc 100,200 --count 5 -- ./job -n 3"},
 		{"a failed job", run(1), Recheck{Tool: "./gcdoctor"}, "./gcdoctor sweep --gogc 100,200 --count 5 -- ./job -n 3"},
 		{"a stopped server", run(143), Recheck{}, "GOGC=200 gcdoctor run -- ./job -n 3  # load it as before, then stop it with Ctrl-C"},
+		{"a stopped server with its own GOGC", func() *RunInfo { r := run(143); r.GOGC, r.GOMEMLIMIT = "50", "1GiB"; return r }(), Recheck{},
+			"GOGC=200 GOMEMLIMIT=1GiB gcdoctor run -- ./job -n 3  # load it as before, then stop it with Ctrl-C"},
 		{"no program", nil, Recheck{}, ""},
 		{"the caller's rerun", run(0), Recheck{Rerun: "gcdoctor demo --out x"}, "GOGC=200 gcdoctor demo --out x"},
 	}
