@@ -13,6 +13,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -170,7 +171,7 @@ func Load(spec string) (*Side, error) {
 	if len(s.Inputs) == 0 {
 		skipped := ""
 		if len(s.Caveats) > 0 {
-			skipped = fmt.Sprintf(" (%d files that are not regular files skipped)", len(s.Caveats))
+			skipped = fmt.Sprintf(" (%s skipped)", plural.Count(len(s.Caveats), "file that is not a regular file", "files that are not regular files"))
 		}
 		return nil, fmt.Errorf("%s: no benchmark results or gctrace logs found%s", spec, skipped)
 	}

@@ -58,7 +58,7 @@ func TestLoadSkipsFIFO(t *testing.T) {
 		{name: "fifo beside results", fifo: "pipe", results: true},
 		{name: "fifo with a bundle's name", fifo: "run.tar.gz", results: true},
 		{name: "fifo in a subdirectory", fifo: "sub/pipe", results: true},
-		{name: "only a fifo", fifo: "pipe", wantErr: "no benchmark results or gctrace logs found (1 files that are not regular files skipped)"},
+		{name: "only a fifo", fifo: "pipe", wantErr: "no benchmark results or gctrace logs found (1 file that is not a regular file skipped)"},
 		{name: "fifo by name", fifo: "pipe", results: true, spec: "pipe", wantErr: "pipe: not a regular file or a directory"},
 		{name: "fifo in a list", fifo: "pipe", results: true, spec: "before.txt,pipe", wantErr: "pipe: not a regular file or a directory"},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -148,7 +149,7 @@ func (r *SweepRuns) Table() *Table {
 		n = len(r.Runs[0])
 	}
 	if len(r.Settings) > 1 {
-		t.Caveats = append(t.Caveats, fmt.Sprintf("Each setting ran %d times, the settings interleaved so that a drift of the machine affects them alike.", n))
+		t.Caveats = append(t.Caveats, fmt.Sprintf("Each setting ran %s, the settings interleaved so that a drift of the machine affects them alike.", plural.Count(n, "time", "times")))
 	}
 	if !cpuMeasured(r.Runs) {
 		t.Caveats = append(t.Caveats, "CPU time could not be measured on this system.")

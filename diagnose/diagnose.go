@@ -161,6 +161,8 @@ type Input struct {
 	// Extensions are the evidence of kinds that packages outside diagnose
 	// add (see Extension).
 	Extensions []Extension
+	// Recheck says how the check commands collect the evidence again.
+	Recheck Recheck
 }
 
 // Diagnosis is the result of Diagnose: the evidence summarised and the

@@ -118,7 +118,7 @@ func TestTuneAdvice(t *testing.T) {
 			if tune == nil {
 				return
 			}
-			if !strings.Contains(tune.Message, tt.want) || !strings.Contains(tune.Verify, "gcdoctor sweep --gogc 100,") {
+			if !strings.Contains(tune.Message, tt.want) || !strings.Contains(tune.Verify, "Run the program under GOGC=") {
 				t.Errorf("tune-gc: %q / %q", tune.Message, tune.Verify)
 			}
 			// Tuning comes after every code fix and every warning.
@@ -182,30 +182,110 @@ func findingByID(d *Diagnosis, id string) (Finding, bool) {
 }
 
 // TestCheckCommand gives each finding a command that checks its fix, of
-// the kind of evidence it rests on, quoted for a shell.
+// the kind of evidence it rests on, quoted for a shell, and none when the
+// evidence does not say how to collect it again: every command printed
+// must run as printed.
 func TestCheckCommand(t *testing.T) {
-	in := &Input{Log: gctraceLog(t, "gctrace/go1.26-alloc.log"), Heap: heapEvidence(t, "hotsite"), Trace: traceEvidence(t, "trace/stw.trace"),
-		Bundle: "my bundle", Run: &RunInfo{Command: []string{"./server", "-addr", ":8080", "it's"}}}
-	want := map[string]string{
-		"alloc-churn":    `gcdoctor run --out after -- ./server -addr :8080 'it'\''s' && gcdoctor diff 'my bundle' after`,
-		"trace-stw-long": "gcdoctor trace trace-after.out",
-		"heap-hot-site":  "gcdoctor heap --source ./... allocs-after.pb.gz",
+	server := func() *RunInfo {
+		return &RunInfo{Command: []string{"./server", "-addr", ":8080", "it's"}, ExitKnown: true}
 	}
-	d := Diagnose(in)
-	for id, w := range want {
-		f, ok := findingByID(d, id)
-		if !ok {
-			t.Errorf("no %s among %v", id, ids(d))
-			continue
-		}
-		if f.Command != w {
-			t.Errorf("%s: command %q, want %q", id, f.Command, w)
-		}
+	stopped := server()
+	stopped.ExitCode = 130
+	tests := []struct {
+		name string
+		in   func() *Input
+		want map[string]string // finding ID → command
+	}{
+		{"bundle of a run", func() *Input {
+			return &Input{Heap: heapEvidence(t, "hotsite"), Trace: traceEvidence(t, "trace/stw.trace"), Bundle: "my bundle.tar.gz", Run: server()}
+		}, map[string]string{
+			"alloc-churn":    `gcdoctor run --out 'my bundle-after' -- ./server -addr :8080 'it'\''s' && gcdoctor diff 'my bundle.tar.gz' 'my bundle-after'`,
+			"trace-stw-long": "",
+			"heap-hot-site":  "",
+		}},
+		{"a run without a bundle, gcdoctor elsewhere", func() *Input {
+			return &Input{Run: server(), Recheck: Recheck{Tool: "go run ./cmd/gcdoctor"}}
+		}, map[string]string{"alloc-churn": `go run ./cmd/gcdoctor run -- ./server -addr :8080 'it'\''s'`}},
+		{"a server stopped by Ctrl-C", func() *Input {
+			return &Input{Run: stopped, Bundle: "b"}
+		}, map[string]string{"alloc-churn": `gcdoctor run --out b-after -- ./server -addr :8080 'it'\''s'; gcdoctor diff b b-after  # load it as before, then stop it with Ctrl-C`}},
+		{"attached to a URL", func() *Input {
+			return &Input{Heap: heapEvidence(t, "hotsite"), Trace: traceEvidence(t, "trace/stw.trace"), Bundle: "gcdoctor-attach-1",
+				Recheck: Recheck{URL: "localhost:6060", Tool: "/opt/gcd"}}
+		}, map[string]string{
+			"trace-stw-long": "/opt/gcd attach --seconds 5 localhost:6060",
+			"heap-hot-site":  "/opt/gcd attach --seconds 0 localhost:6060",
+		}},
+		{"the caller's own commands", func() *Input {
+			return &Input{Heap: heapEvidence(t, "hotsite"), Trace: traceEvidence(t, "trace/stw.trace"), Bundle: "d/problem", Run: server(),
+				Recheck: Recheck{GCTrace: "gcdoctor diff d/problem d/fixed", Heap: "gcdoctor heap d/fixed/allocs.pb.gz", Trace: "gcdoctor trace d/fixed/trace.out"}}
+		}, map[string]string{
+			"alloc-churn":    "gcdoctor diff d/problem d/fixed",
+			"trace-stw-long": "gcdoctor trace d/fixed/trace.out",
+			"heap-hot-site":  "gcdoctor heap d/fixed/allocs.pb.gz",
+		}},
+		{"a log of an unknown program", func() *Input { return &Input{} }, map[string]string{"alloc-churn": ""}},
+		{"a run with GC settings", func() *Input {
+			r := server()
+			r.GOGC, r.GOMAXPROCS = "50", "2"
+			return &Input{Run: r}
+		}, map[string]string{"alloc-churn": `GOGC=50 GOMAXPROCS=2 gcdoctor run -- ./server -addr :8080 'it'\''s'`}},
+		{"the current directory's bundle", func() *Input {
+			return &Input{Run: server(), Bundle: "."}
+		}, map[string]string{"alloc-churn": `gcdoctor run --out gcdoctor-after -- ./server -addr :8080 'it'\''s' && gcdoctor diff . gcdoctor-after`}},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := tt.in()
+			in.Log = gctraceLog(t, "gctrace/go1.26-alloc.log")
+			d := Diagnose(in)
+			for id, w := range tt.want {
+				f, ok := findingByID(d, id)
+				if !ok {
+					t.Errorf("no %s among %v", id, ids(d))
+					continue
+				}
+				if f.Command != w {
+					t.Errorf("%s: command %q, want %q", id, f.Command, w)
+				}
+			}
+		})
+	}
+}
 
-	// A log given on its own: record the program's gctrace again.
-	d = Diagnose(&Input{Log: gctraceLog(t, "gctrace/go1.26-alloc.log")})
-	if f, _ := findingByID(d, "alloc-churn"); f.Command != "GODEBUG=gctrace=1 PROGRAM 2> after.log && gcdoctor diff go1.26-alloc.log after.log" {
-		t.Errorf("alloc-churn of a log: command %q", f.Command)
+// TestTuneCommand checks the tuning finding's command: a sweep of a
+// program that ran to its end, the caller's rerun with the setting in its
+// environment, and one run under the new setting and the same load for a
+// server that was stopped by hand.
+func TestTuneCommand(t *testing.T) {
+	run := func(code int) *RunInfo {
+		return &RunInfo{Command: []string{"./job", "-n", "3"}, ExitKnown: true, ExitCode: code}
+	}
+	tests := []struct {
+		name string
+		run  *RunInfo
+		rc   Recheck
+		want string
+	}{
+		{"a job", run(0), Recheck{}, "gcdoctor sweep --gogc 100,200 --count 5 -- ./job -n 3"},
+		{"a failed job", run(1), Recheck{Tool: "./gcdoctor"}, "./gcdoctor sweep --gogc 100,200 --count 5 -- ./job -n 3"},
+		{"a stopped server", run(143), Recheck{}, "GOGC=200 gcdoctor run -- ./job -n 3  # load it as before, then stop it with Ctrl-C"},
+		{"a stopped server with its own GOGC", func() *RunInfo { r := run(143); r.GOGC, r.GOMEMLIMIT = "50", "1GiB"; return r }(), Recheck{},
+			"GOGC=200 GOMEMLIMIT=1GiB gcdoctor run -- ./job -n 3  # load it as before, then stop it with Ctrl-C"},
+		{"no program", nil, Recheck{}, ""},
+		{"the caller's rerun", run(0), Recheck{Rerun: "gcdoctor demo --out x"}, "GOGC=200 gcdoctor demo --out x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &TuneRequest{Objective: pacer.CPU, Options: pacer.Options{GoMinor: 26}}
+			d := Diagnose(&Input{Log: gctraceLog(t, "gctrace/gofmt-l-goroot-src.gctrace.log"), GoVersion: "go1.26", Tune: req, Run: tt.run, Recheck: tt.rc})
+			f, ok := findingByID(d, "tune-gc")
+			if !ok {
+				t.Fatalf("no tune-gc among %v", ids(d))
+			}
+			if f.Command != tt.want {
+				t.Errorf("command %q, want %q", f.Command, tt.want)
+			}
+		})
 	}
 }

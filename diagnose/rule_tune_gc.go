@@ -74,19 +74,28 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 	if why := t.Model.GCCPURangeWithheld(); why != "" {
 		caveats = append(caveats, strings.ToUpper(why[:1])+why[1:]+": the GC CPU figures are the model's best estimate, without a likely range.")
 	}
+	// sweep is the check command: the program run under both settings
+	// when it runs to its end; a server, stopped by hand, once with the
+	// new setting under the same load.
 	sweep := func(s pacer.Setting) string {
-		cmd := "PROGRAM"
-		if c.in.Run != nil && len(c.in.Run.Command) > 0 {
-			cmd = shellJoin(c.in.Run.Command)
+		rc := &c.in.Recheck
+		run := c.in.Run
+		switch {
+		case rc.Rerun != "":
+			return s.String() + " " + rc.Rerun
+		case run == nil || len(run.Command) == 0:
+			return ""
+		case run.stopped():
+			return c.rerunCommand(s.String())
 		}
-		v := fmt.Sprintf("gcdoctor sweep --gogc %s,%s", gogcArg(t.Model.Observed.GOGC), gogcArg(s.GOGC))
+		v := fmt.Sprintf("%s sweep --gogc %s,%s", rc.tool(), gogcArg(t.Model.Observed.GOGC), gogcArg(s.GOGC))
 		if s.MemoryLimit > 0 {
 			v += " --memlimit " + pacer.GOMEMLIMIT(s.MemoryLimit)
 		}
-		return v + " --count 5 -- " + cmd
+		return v + " --count 5 -- " + shellJoin(run.Command)
 	}
 	verify := func(s pacer.Setting) string {
-		return sweep(s) + ": GC CPU and wall time should improve significantly, peak RSS stay within the budget."
+		return fmt.Sprintf("Run the program under %s and under the current setting, several times each, and compare: GC CPU and wall time should improve significantly, peak RSS stay within the budget.", s)
 	}
 	if r := t.Recommendation; r != nil {
 		e := r.Expected.GCCPUFraction.Value

@@ -9,6 +9,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 )
 
 // FromRun reads the evidence a finished run of command left: its gctrace,
@@ -59,21 +60,13 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 	} else if n > 1 {
 		l.set.note("%d gctrace lines the go command replayed from its build cache were left out: an earlier build under GODEBUG=gctrace=1 left them there, and \"go clean -cache\" removes them", n)
 	}
-	if n, cycles := log.Replayed, plural(log.ReplayedCycles, "GC cycle", "GC cycles"); n == 1 {
+	if n, cycles := log.Replayed, plural.Count(log.ReplayedCycles, "GC cycle", "GC cycles"); n == 1 {
 		l.set.note("1 process (%s) was left out: its cycles end after the run did, so it is output of an earlier run, printed again", cycles)
 	} else if n > 1 {
 		l.set.note("%d processes (%s) were left out: their cycles end after the run did, so they are output of earlier runs, printed again", n, cycles)
 	}
 	if len(log.Segments) == 0 {
-		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural(log.ReplayedCycles, "cycle", "cycles"))
+		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural.Count(log.ReplayedCycles, "cycle", "cycles"))
 	}
 	return l.set, nil
-}
-
-// plural returns n and the singular or plural noun that goes with it.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

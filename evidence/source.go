@@ -10,6 +10,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/escape"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/lint"
 )
 
@@ -51,7 +52,7 @@ func (l *loader) source() {
 	}
 	l.in.Lint = lintEvidence(l.opt.Source, res)
 	if len(res.Broken) > 0 {
-		l.set.note("source checks: %d packages do not compile and were checked as far as possible", len(res.Broken))
+		l.set.note("source checks: %s checked as far as possible", plural.Count(len(res.Broken), "package does not compile and was", "packages do not compile and were"))
 	}
 }
 

@@ -538,6 +538,7 @@ func cell(fired, expectFire bool, documented bool) string {
 }
 
 func TestScenarios(t *testing.T) {
+	requireLong(t)
 	var results []result
 	for _, r := range rows {
 		res := result{row: r}
@@ -600,6 +601,7 @@ func writeRows(path string, results []result) error {
 // all the garbage, in growth the map dominates, and the check's advice is
 // folded into the heap finding about the same line.
 func TestProfileGuidedLint(t *testing.T) {
+	requireLong(t)
 	tests := []struct {
 		v      variant
 		first  string // the check expected first
@@ -635,6 +637,7 @@ func TestProfileGuidedLint(t *testing.T) {
 // checks that the rewritten programs build, pass go vet, run to the end,
 // and leave no fixable finding behind.
 func TestLintFix(t *testing.T) {
+	requireLong(t)
 	if testing.Short() {
 		t.Skip("copies and runs the examples")
 	}

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 status=0
-(cd "$root" && go test -count=1 ./examples -run '^TestScenarios$' -args -scenarios-md "$tmp/main.md") || status=1
+(cd "$root" && GCDOCTOR_LONG=1 go test -count=1 ./examples -run '^TestScenarios$' -args -scenarios-md "$tmp/main.md") || status=1
 (cd "$root/examples/xlsx" && go test -count=1 . -run '^TestXLSX$' -args -scenarios-md "$tmp/xlsx.md") || status=1
 touch "$tmp/main.md" "$tmp/xlsx.md"
 

@@ -299,6 +299,9 @@ func TestGCTraceConsistency(t *testing.T) {
 
 // TestStdlibBenchmarks reads traces of standard library benchmarks.
 func TestStdlibBenchmarks(t *testing.T) {
+	if os.Getenv("GCDOCTOR_LONG") == "" {
+		t.Skip("records and reads standard-library benchmark traces: a long test; set GCDOCTOR_LONG=1 to run it")
+	}
 	if testing.Short() {
 		t.Skip("records benchmark traces")
 	}

@@ -146,8 +146,11 @@ func (r *processReader) Read(p []byte) (int, error) {
 
 // TestBoundedMemory streams 1 GB of logs, once as many processes (the real
 // logs repeated) and once as one endless process, and checks the heap stays
-// under 100 MB. Skipped with -short.
+// under 100 MB. Skipped with -short, and without GCDOCTOR_LONG=1.
 func TestBoundedMemory(t *testing.T) {
+	if os.Getenv("GCDOCTOR_LONG") == "" {
+		t.Skip("streams 2 GB: a long test; set GCDOCTOR_LONG=1 to run it")
+	}
 	if testing.Short() {
 		t.Skip("streams 2 GB")
 	}

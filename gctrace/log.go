@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 )
 
 // Options tune Parse. The zero value is ready to use.
@@ -300,7 +302,7 @@ func warnings(s *Segment) []string {
 		w = append(w, "Go ≤ 1.4 lines carry no timestamps: no rates or CPU shares")
 	}
 	if sum.Missing > 0 {
-		w = append(w, fmt.Sprintf("%d cycles missing from the numbering: rates cover the gaps, totals do not", sum.Missing))
+		w = append(w, fmt.Sprintf("%s missing from the numbering: rates cover the gaps, totals do not", plural.S(sum.Missing, "cycle")))
 	}
 	if sum.Cycles >= 2 && sum.LiveMaxMB >= 0 && sum.LiveMaxMB < 16 && sum.PeakHeapMB < 32 {
 		w = append(w, "heap sizes of a few MiB: the runtime rounds them down to whole MiB, so allocation figures are coarse")

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 )
 
 // SortBy selects the value sites are ranked by.
@@ -139,15 +141,15 @@ func (t *Top) String() string {
 	if t.ProfileSum > 0 {
 		pct = 100 * float64(shown) / float64(t.ProfileSum)
 	}
-	s := fmt.Sprintf("showing %d of %d sites, %.1f%% of %d %s", len(t.Sites), t.Total, pct, t.ProfileSum, t.Sort)
+	s := fmt.Sprintf("showing %d of %s, %.1f%% of %d %s", len(t.Sites), plural.S(t.Total, "site"), pct, t.ProfileSum, t.Sort)
 	if t.Dropped > 0 {
-		s += fmt.Sprintf("; dropped %d sites (%s <= %d)", t.Dropped, t.Sort, t.DroppedMax)
+		s += fmt.Sprintf("; dropped %s (%s <= %d)", plural.S(t.Dropped, "site"), t.Sort, t.DroppedMax)
 	}
 	if t.EmptyStacks > 0 {
-		s += fmt.Sprintf("; %d samples without a stack", t.EmptyStacks)
+		s += fmt.Sprintf("; %s without a stack", plural.S(t.EmptyStacks, "sample"))
 	}
 	if t.SamplesDropped > 0 {
-		s += fmt.Sprintf("; %d lightest samples not read (%s %d)", t.SamplesDropped, t.Sort, t.SamplesDroppedSum)
+		s += fmt.Sprintf("; %s not read (%s %d)", plural.Count(t.SamplesDropped, "lightest sample", "lightest samples"), t.Sort, t.SamplesDroppedSum)
 	}
 	return s
 }

@@ -234,6 +234,9 @@ func TestSARIF(t *testing.T) {
 
 // TestVetTool builds cmd/gcdoctor-vet and runs it under go vet.
 func TestVetTool(t *testing.T) {
+	if os.Getenv("GCDOCTOR_LONG") == "" {
+		t.Skip("builds gcdoctor-vet and runs go vet with it: a long test; set GCDOCTOR_LONG=1 to run it")
+	}
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}

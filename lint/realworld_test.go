@@ -40,20 +40,18 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestVetRatio compares the wall time of Run with go vet on the same
+// BenchmarkVetRatio compares the wall time of Run with go vet on the same
 // standard-library packages, both with their caches warm (go vet keeps its
-// results in the build cache, Run in its result cache):
+// results in the build cache, Run in its result cache), and reports Run's
+// time over go vet's as lint/vet (the target is at most 1.5):
 //
-//	GCDOCTOR_BENCH=1 GCDOCTOR_BENCH_PATTERNS="net/... go/..." go test -run TestVetRatio -v ./lint
+//	GCDOCTOR_BENCH_PATTERNS="net/... go/..." go test -run '^$' -bench VetRatio ./lint
 //
 // With GCDOCTOR_BENCH_COLD=1, Run does not use its result cache
 // (GCDOCTOR_LINT_CACHE=off) and parses, type-checks and analyzes every
 // package, while go vet still answers from its cache: the worst case for
-// Run, reported without a target.
-func TestVetRatio(t *testing.T) {
-	if os.Getenv("GCDOCTOR_BENCH") == "" {
-		t.Skip("set GCDOCTOR_BENCH=1 to run")
-	}
+// Run.
+func BenchmarkVetRatio(b *testing.B) {
 	patterns := strings.Fields(os.Getenv("GCDOCTOR_BENCH_PATTERNS"))
 	if len(patterns) == 0 {
 		patterns = []string{"encoding/..."}
@@ -65,35 +63,26 @@ func TestVetRatio(t *testing.T) {
 		cmd := exec.Command("go", append([]string{"vet"}, patterns...)...)
 		cmd.Dir = src
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Logf("go vet: %v\n%s", err, out)
+			b.Logf("go vet: %v\n%s", err, out)
 		}
 		return time.Since(start)
 	}
 	ours := func() time.Duration {
 		start := time.Now()
 		if _, err := lint.Run(src, patterns, lint.Options{NoCache: cold}); err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		return time.Since(start)
 	}
 	// Warm the build cache (and the result caches) for both.
 	vet()
 	ours()
-	const rounds = 3
 	var tv, to time.Duration
-	for range rounds {
+	for b.Loop() {
 		tv += vet()
 		to += ours()
 	}
-	ratio := float64(to) / float64(tv)
-	mode := "caches warm"
-	if cold {
-		mode = "lint without its result cache"
-	}
-	t.Logf("%v (%s): go vet %v, gcdoctor lint %v per run; ratio %.2f", patterns, mode, tv/rounds, to/rounds, ratio)
-	if ratio > 1.5 && !cold {
-		t.Errorf("lint is %.2f× slower than go vet (target ≤ 1.5×)", ratio)
-	}
+	b.ReportMetric(float64(to)/float64(tv), "lint/vet")
 }
 
 // BenchmarkRun times Run on standard-library packages (GCDOCTOR_BENCH_PATTERNS,

@@ -394,7 +394,7 @@ func pauseTimeline(d *diagnose.Diagnosis, s *gctrace.Segment, maxPoints int) (*c
 	caption := fmt.Sprintf("From the gctrace of %s: each point is one stop-the-world phase of a cycle, from the line's clock times, in ms.", segmentName(d, s))
 	caption += sampled(len(cs), bs, "the cycle with the longest pause")
 	return &chart{ID: "pauses", Title: "GC pauses over time", Caption: caption,
-		Alt: fmt.Sprintf("%d pauses: p50 %s ms, p99 %s ms, max %s ms.", sm.Pauses, fmtNum(sm.P50PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS)),
+		Alt: fmt.Sprintf("%s: p50 %s ms, p99 %s ms, max %s ms.", plural(sm.Pauses, "pause"), fmtNum(sm.P50PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS)),
 		SVG: svg}, nil
 }
 
@@ -604,11 +604,11 @@ func tracePauseTimeline(r *exectrace.Result, maxPoints int) (*chart, error) {
 		caption += fmt.Sprintf(" The %d pauses are drawn as %d points, each the longest of its run.", len(stops), len(idx))
 	}
 	if r.GC.StopsDropped > 0 {
-		caption += fmt.Sprintf(" %d later pauses were counted but not listed in the trace summary.", r.GC.StopsDropped)
+		caption += fmt.Sprintf(" %s counted but not listed in the trace summary.", countOf(r.GC.StopsDropped, "later pause was", "later pauses were"))
 	}
 	st := r.GC.STW
 	return &chart{ID: "trace-pauses", Title: "Stop-the-world pauses over time", Caption: caption,
-		Alt: fmt.Sprintf("%d pauses: p50 %s ms, p99 %s ms, max %s ms.", st.Count, fmtNum(st.P50MS), fmtNum(st.P99MS), fmtNum(st.MaxMS)),
+		Alt: fmt.Sprintf("%s: p50 %s ms, p99 %s ms, max %s ms.", plural(st.Count, "pause"), fmtNum(st.P50MS), fmtNum(st.P99MS), fmtNum(st.MaxMS)),
 		SVG: svg}, nil
 }
 
@@ -789,7 +789,7 @@ func groupsChart(r *exectrace.Result) (*chart, error) {
 	}
 	caption := "From the execution trace: goroutines grouped by start function (×N goroutines), the busiest first, with the time they ran, waited for a CPU, spent in system calls and were blocked, in ms."
 	if len(r.UserGroups()) > n {
-		caption += fmt.Sprintf(" %d quieter groups are in the table below.", len(r.UserGroups())-n)
+		caption += fmt.Sprintf(" %s in the table below.", countOf(len(r.UserGroups())-n, "quieter group is", "quieter groups are"))
 	}
 	g := groups[0]
 	return &chart{ID: "goroutines", Title: "Goroutine groups", Caption: caption,

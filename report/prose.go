@@ -238,7 +238,7 @@ func glanceRows(s *gctrace.Segment, caveat func(string) string) [][2]string {
 	row("STW pauses", pauses)
 	cycles := fmt.Sprintf("%d", sm.Cycles)
 	if gctrace.Valid(sm.GCPerSecond) {
-		cycles = fmt.Sprintf("%s /s over %s s (%d cycles", fmtNum(sm.GCPerSecond), fmtNum(sm.WallS), sm.Cycles)
+		cycles = fmt.Sprintf("%s /s over %s s (%s", fmtNum(sm.GCPerSecond), fmtNum(sm.WallS), plural(sm.Cycles, "cycle"))
 		if sm.Forced > 0 {
 			cycles += fmt.Sprintf(", %d forced", sm.Forced)
 		}
@@ -274,8 +274,8 @@ func glanceRows(s *gctrace.Segment, caveat func(string) string) [][2]string {
 func traceRows(r *exectrace.Result) [][2]string {
 	g := &r.GC
 	rows := [][2]string{
-		{"GC", fmt.Sprintf("%d cycles, marking %s ms of wall time, GC CPU %s %% (%s %% with idle workers)", g.Cycles, fmtNum(g.MarkWallMS), fmtNum(g.CPU.Fraction*100), fmtNum(g.CPU.FractionWithIdle*100))},
-		{"STW", fmt.Sprintf("%d stops, p50 %s, p99 %s, max %s ms, %s ms in all", g.STW.Count, fmtNum(g.STW.P50MS), fmtNum(g.STW.P99MS), fmtNum(g.STW.MaxMS), fmtNum(g.STW.TotalMS))},
+		{"GC", fmt.Sprintf("%s, marking %s ms of wall time, GC CPU %s %% (%s %% with idle workers)", plural(g.Cycles, "cycle"), fmtNum(g.MarkWallMS), fmtNum(g.CPU.Fraction*100), fmtNum(g.CPU.FractionWithIdle*100))},
+		{"STW", fmt.Sprintf("%s, p50 %s, p99 %s, max %s ms, %s ms in all", plural(g.STW.Count, "stop"), fmtNum(g.STW.P50MS), fmtNum(g.STW.P99MS), fmtNum(g.STW.MaxMS), fmtNum(g.STW.TotalMS))},
 	}
 	var mmu []string
 	for _, w := range []float64{1, 10, 100, 1000} {

@@ -54,11 +54,15 @@ type Format[T any] struct {
 }
 
 // DiagnosisFormats are the forms of a diagnosis.
+// DocsURL is where gcdoctor's documentation is read online: help texts
+// point there, since an installed gcdoctor comes without docs/.
+const DocsURL = "https://github.com/gcdoctor/gcdoctor/blob/main/docs/"
+
 var DiagnosisFormats = []Format[*diagnose.Diagnosis]{
 	{Name: "text", Doc: "for people, in a terminal", Render: func(w io.Writer, d *diagnose.Diagnosis, o Options) error {
 		return Text(w, d, o.text())
 	}},
-	{Name: "json", Doc: "for programs (schema: docs/json.md)", Render: func(w io.Writer, d *diagnose.Diagnosis, o Options) error {
+	{Name: "json", Doc: "for programs; schema at " + DocsURL + "json.md", Render: func(w io.Writer, d *diagnose.Diagnosis, o Options) error {
 		return JSON(w, d, o.ToolVersion)
 	}},
 	{Name: "markdown", Doc: "to paste into an issue or a pull request", Render: func(w io.Writer, d *diagnose.Diagnosis, o Options) error {
@@ -77,7 +81,7 @@ var CompareFormats = []Format[*compare.Table]{
 	{Name: "text", Doc: "benchstat's table", Render: func(w io.Writer, t *compare.Table, o Options) error {
 		return CompareText(w, t, o.text())
 	}},
-	{Name: "json", Doc: "for programs (schema: docs/json.md)", Render: func(w io.Writer, t *compare.Table, o Options) error {
+	{Name: "json", Doc: "for programs; schema at " + DocsURL + "json.md", Render: func(w io.Writer, t *compare.Table, o Options) error {
 		return CompareJSON(w, t, o.ToolVersion)
 	}},
 }
@@ -87,7 +91,7 @@ var LintFormats = []Format[*lint.Result]{
 	{Name: "text", Doc: "one finding per line, as go vet prints them", Render: func(w io.Writer, r *lint.Result, o Options) error {
 		return LintText(w, r, o.Dir, o.text())
 	}},
-	{Name: "json", Doc: "for programs (schema: docs/json.md)", Render: func(w io.Writer, r *lint.Result, o Options) error {
+	{Name: "json", Doc: "for programs; schema at " + DocsURL + "json.md", Render: func(w io.Writer, r *lint.Result, o Options) error {
 		return LintJSON(w, r, o.ToolVersion)
 	}},
 	{Name: "sarif", Doc: "SARIF 2.1.0, for GitHub code scanning", Render: func(w io.Writer, r *lint.Result, o Options) error {
@@ -100,7 +104,7 @@ var WorkersFormats = []Format[*Workers]{
 	{Name: "text", Doc: "for people", Render: func(w io.Writer, wr *Workers, o Options) error {
 		return WorkersText(w, wr, o.text())
 	}},
-	{Name: "json", Doc: "for programs (schema: docs/json.md)", Render: func(w io.Writer, wr *Workers, o Options) error {
+	{Name: "json", Doc: "for programs; schema at " + DocsURL + "json.md", Render: func(w io.Writer, wr *Workers, o Options) error {
 		return WorkersJSON(w, wr, o.ToolVersion)
 	}},
 }

@@ -98,7 +98,7 @@ func gctraceCharts(d *diagnose.Diagnosis, maxPoints int) ([]*chart, []string, er
 	sm := &s.Summary
 	c, err = pauseHistogram("pause-histogram", "GC pause distribution",
 		fmt.Sprintf("From the gctrace of %s: how many stop-the-world phases lasted how long, in buckets of 1-2-5 steps (ms).", segmentName(d, s)),
-		fmt.Sprintf("%d pauses: p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.", sm.Pauses, fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS)),
+		fmt.Sprintf("%s: p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.", plural(sm.Pauses, "pause"), fmtNum(sm.P50PauseMS), fmtNum(sm.P95PauseMS), fmtNum(sm.P99PauseMS), fmtNum(sm.MaxPauseMS)),
 		gctracePauses(s.Cycles))
 	if err != nil {
 		return nil, nil, fmt.Errorf("pause histogram: %w", err)

@@ -37,7 +37,7 @@ func traceSection(d *diagnose.Diagnosis) *Section {
 				fmtNum(g.Blocked.TotalMS()), fmtNum(g.AssistMS), g.Name}})
 		}
 		if n < len(groups) {
-			t.Footer = append(t.Footer, fmt.Sprintf("(%d more groups; --format json lists them all)", len(groups)-n))
+			t.Footer = append(t.Footer, fmt.Sprintf("(%s more; --format json lists them all)", plural(len(groups)-n, "group")))
 		}
 		sec.Tables = append(sec.Tables, t)
 	}
@@ -80,7 +80,7 @@ func traceCharts(d *diagnose.Diagnosis, maxPoints int) ([]*chart, []string, erro
 		st := r.GC.STW
 		c, err = pauseHistogram("trace-pause-histogram", "Stop-the-world pause distribution",
 			"From the execution trace: how many pauses (the collector's and the others) lasted how long, in buckets of 1-2-5 steps (ms).",
-			fmt.Sprintf("%d pauses: p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.", st.Count, fmtNum(st.P50MS), fmtNum(st.P95MS), fmtNum(st.P99MS), fmtNum(st.MaxMS)), ds)
+			fmt.Sprintf("%s: p50 %s ms, p95 %s ms, p99 %s ms, max %s ms.", plural(st.Count, "pause"), fmtNum(st.P50MS), fmtNum(st.P95MS), fmtNum(st.P99MS), fmtNum(st.MaxMS)), ds)
 		if err := add(c, err, "trace pause histogram"); err != nil {
 			return nil, nil, err
 		}

@@ -384,7 +384,7 @@ func (t *textWriter) actions(d *diagnose.Diagnosis) {
 		t.wrap(fmt.Sprintf("  %d. ", i+1), "     ", f.Title+where+": "+firstSentence(f.Remedy))
 		t.wrap("     ", "     ", t.style(ansiDim, "Verify: "+f.Verify))
 		if f.Command != "" {
-			t.wrap("     ", "       ", "$ "+f.Command)
+			t.command("     $ ", "       ", f.Command)
 		}
 	}
 }
@@ -431,6 +431,56 @@ func (t *textWriter) wrap(first, indent, text string) {
 		empty = false
 	}
 	t.printf("%s\n", line)
+}
+
+// command prints a shell command wrapped at the width, each broken line
+// ending in a backslash, so that the lines run as one command when pasted
+// into a shell. A word in single quotes is never broken.
+func (t *textWriter) command(first, indent, cmd string) {
+	line, col := first, runeLen(first)
+	empty := true
+	for _, word := range shellWords(cmd) {
+		wl := runeLen(word)
+		if !empty && col+1+wl+2 > t.opt.Width {
+			t.printf("%s \\\n", line)
+			line, col, empty = indent, runeLen(indent), true
+		}
+		if !empty {
+			line += " "
+			col++
+		}
+		line += word
+		col += wl
+		empty = false
+	}
+	t.printf("%s\n", line)
+}
+
+// shellWords splits a command at the spaces outside single quotes. A
+// comment is one word: a backslash cannot continue it.
+func shellWords(cmd string) []string {
+	var out []string
+	var w strings.Builder
+	quoted := false
+	for i, r := range cmd {
+		switch {
+		case r == '#' && !quoted && w.Len() == 0:
+			return append(out, cmd[i:])
+		case r == '\'':
+			quoted = !quoted
+		case r == ' ' && !quoted:
+			if w.Len() > 0 {
+				out = append(out, w.String())
+				w.Reset()
+			}
+			continue
+		}
+		w.WriteRune(r)
+	}
+	if w.Len() > 0 {
+		out = append(out, w.String())
+	}
+	return out
 }
 
 // words splits text at spaces but keeps a `code span` in one piece, so a

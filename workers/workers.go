@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 )
 
 // Times is the measured time split of a pool's worker goroutines, summed
@@ -138,8 +139,8 @@ func Recommend(t Times, gomaxprocs int, opts Options) Recommendation {
 	r.Workers = min(max(int(math.Ceil(r.Exact-1e-9)), 1), limit)
 	r.Range = [2]int{r.Workers, min(max(int(math.Ceil(2*r.Exact-1e-9)), r.Workers), limit)}
 
-	say("N = P × U × (1 + W/C) = %d × %.2f × (1 + %s / %s) = %.1f → %d workers.",
-		p, u, round(w), round(t.Running), r.Exact, r.Workers)
+	say("N = P × U × (1 + W/C) = %d × %.2f × (1 + %s / %s) = %.1f → %s.",
+		p, u, round(w), round(t.Running), r.Exact, plural.S(r.Workers, "worker"))
 	if w == 0 {
 		say("The workers never waited on outside work: the pool is CPU-bound, and more workers than Ps only queue for them.")
 	} else {
@@ -154,11 +155,11 @@ func Recommend(t Times, gomaxprocs int, opts Options) Recommendation {
 	if t.Workers > 0 {
 		switch {
 		case t.Workers > r.Range[1]:
-			say("The measured pool had %d workers, above the range %d–%d: it is oversubscribed; fewer workers would keep the Ps as busy with less queueing, memory and GC work.", t.Workers, r.Range[0], r.Range[1])
+			say("The measured pool had %s, above the range %d–%d: it is oversubscribed; fewer workers would keep the Ps as busy with less queueing, memory and GC work.", plural.S(t.Workers, "worker"), r.Range[0], r.Range[1])
 		case t.Workers < r.Range[0]:
-			say("The measured pool had %d workers, below %d: the Ps sit idle while workers wait on I/O; more workers would finish sooner.", t.Workers, r.Range[0])
+			say("The measured pool had %s, below %d: the Ps sit idle while workers wait on I/O; more workers would finish sooner.", plural.S(t.Workers, "worker"), r.Range[0])
 		default:
-			say("The measured pool had %d workers, within the range %d–%d.", t.Workers, r.Range[0], r.Range[1])
+			say("The measured pool had %s, within the range %d–%d.", plural.S(t.Workers, "worker"), r.Range[0], r.Range[1])
 		}
 	}
 	if t.Starved > 0 && !opts.ChannelWaitIsWork {

@@ -62,5 +62,6 @@ func (e *env) runAttach(cmd *cobra.Command, url, out string, seconds, top int, r
 	if err != nil {
 		return err
 	}
+	set.Input.Recheck.URL = url
 	return e.diagnoseSet(cmd, set, rf, false)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
+	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
 	"github.com/gcdoctor/gcdoctor/internal/demo/tour"
@@ -95,12 +97,14 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 	fmt.Fprintf(out, "gcdoctor demo: an HTTP handler that allocates a 10 MB buffer per request\n")
 	fmt.Fprintf(out, "(%d requests in %d rounds, %d in flight, over loopback; every figure is\nmeasured now)\n\n", requests, rounds, concurrency)
 
+	tool := e.tool()
 	var runs []*tour.Run
 	for _, v := range []demo.Variant{demo.Problem, demo.Fixed} {
 		prog := e.status(string(v)+" server", 0)
 		r, err := tour.RunVariant(cmd.Context(), tour.Spec{Variant: v, Server: []string{self, demoServerCmd},
 			Command: []string{"gcdoctor", demoServerCmd}, Requests: requests, Concurrency: concurrency, Rounds: rounds,
-			Dir: dirs[v], ToolVersion: version(), Progress: prog.Say})
+			Dir: dirs[v], ToolVersion: version(), Progress: prog.Say,
+			Recheck: demoRecheck(tool, outDir, dirs[demo.Problem], dirs[demo.Fixed])})
 		prog.Done()
 		if err != nil {
 			return fmt.Errorf("demo: %v", err)
@@ -125,6 +129,30 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 		return err
 	}
 	fmt.Fprintf(out, "\nEvidence: %s and %s\n", runs[0].Bundle, runs[1].Bundle)
-	return report.Paragraph(out, "  ", fmt.Sprintf("gcdoctor doctor %s repeats the diagnosis from the bundle; gcdoctor diff %s %s compares the two runs.",
-		runs[0].Bundle, runs[0].Bundle, runs[1].Bundle), rf.width)
+	q := diagnose.ShellQuote
+	return report.Paragraph(out, "  ", fmt.Sprintf("%s doctor %s repeats the diagnosis from the bundle; %s diff %s %s compares the two runs.",
+		tool, q(runs[0].Bundle), tool, q(runs[0].Bundle), q(runs[1].Bundle)), rf.width)
+}
+
+// demoRecheck returns the check commands of a demo's evidence. The demo
+// server waits for load that only the demo gives it, so it is never rerun
+// on its own: with the bundles of both servers of one demo (problem and
+// fixed, under the same load), a finding is checked on the fixed server's
+// evidence; without them (problem is ""), by running the demo again. out
+// is the demo's --out directory.
+func demoRecheck(tool, out, problem, fixed string) diagnose.Recheck {
+	q := diagnose.ShellQuote
+	if out == "." || out == "" {
+		out = "gcdoctor-demo"
+	}
+	rc := diagnose.Recheck{Tool: tool, Rerun: tool + " demo --out " + q(out+"-tuned")}
+	if problem == "" {
+		again := tool + " demo --out " + q(out+"-again")
+		rc.GCTrace, rc.Heap, rc.Trace = again, again, again
+		return rc
+	}
+	rc.GCTrace = tool + " diff " + q(problem) + " " + q(fixed)
+	rc.Heap = tool + " heap " + q(filepath.Join(fixed, bundle.AllocsFile))
+	rc.Trace = tool + " trace " + q(filepath.Join(fixed, bundle.TraceFile))
+	return rc
 }

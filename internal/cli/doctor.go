@@ -62,6 +62,9 @@ attached first), or from running a program (-- CMD).`,
 				return e.loadFailed(set, err)
 			}
 			set.Input.Tune = tr
+			if len(source) > 0 {
+				set.Input.Recheck.SourceDir = dir
+			}
 			err = e.diagnoseSet(cmd, set, &rf, true)
 			return programExit(e, exit, err)
 		},
@@ -86,7 +89,8 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 	switch {
 	case cmd.ArgsLenAtDash() == 0:
 		// A program to run: collect into a bundle, then read it.
-		if out == "" {
+		kept := out != ""
+		if !kept {
 			tmp, err := os.MkdirTemp("", "gcdoctor-doctor-")
 			if err != nil {
 				return nil, 0, err
@@ -105,12 +109,19 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 		}
 		res.Cleanup()
 		set, err := evidence.LoadBundle(ctx, out, opt)
+		if err == nil && !kept {
+			// Removed on return: no command may name it.
+			set.Input.Bundle = ""
+		}
 		return set, res.ExitCode, err
 	case len(args) == 1 && collect.IsURL(args[0]):
 		if out == "" {
 			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")
 		}
 		set, err := evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+		if err == nil {
+			set.Input.Recheck.URL = args[0]
+		}
 		return set, 0, err
 	}
 	set, err := evidence.Load(ctx, args, opt)

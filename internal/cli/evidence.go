@@ -3,13 +3,18 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
+	"github.com/gcdoctor/gcdoctor/internal/demo"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
@@ -69,11 +74,34 @@ func (e *env) status(name string, size int64) *report.Status {
 // beside the others are said on standard error after the report, and the
 // last of them is the command's error.
 func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags, doctor bool) error {
+	e.recheck(set.Input)
 	d := diagnose.Diagnose(set.Input)
 	d.Caveats = append(d.Caveats, set.Notes...)
 	d.FirstActions = doctor
 	err := e.emit(cmd, d, rf)
 	return e.failed(set, err)
+}
+
+// recheck tells the diagnosis how the commands it prints start gcdoctor,
+// and how a demo server's evidence is collected again: the server needs
+// the demo's load, which only gcdoctor demo gives it.
+func (e *env) recheck(in *diagnose.Input) {
+	rc := &in.Recheck
+	rc.Tool = e.tool()
+	if in.Run != nil && in.Bundle != "" && slices.Contains(in.Run.Command, demoServerCmd) {
+		problem := filepath.Clean(in.Bundle)
+		out := filepath.Dir(problem)
+		fixed := filepath.Join(out, string(demo.Fixed))
+		if filepath.Base(problem) != string(demo.Problem) || !bundle.IsBundle(fixed) {
+			// Not one demo's pair of bundles: run a new demo.
+			out, problem, fixed = "", "", ""
+		}
+		*rc = demoRecheck(rc.Tool, out, problem, fixed)
+		// An older demo kept no trace of the fixed server.
+		if fixed != "" && !regular(filepath.Join(fixed, bundle.TraceFile)) {
+			rc.Trace = demoRecheck(rc.Tool, out, "", "").Trace
+		}
+	}
 }
 
 // failed prints the inputs that could not be read and returns the error
@@ -127,4 +155,10 @@ func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
 		tr.Budget, tr.BudgetSource = b, "--budget"
 	}
 	return tr, nil
+}
+
+// regular reports whether path is a regular file.
+func regular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

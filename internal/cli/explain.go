@@ -11,11 +11,19 @@ import (
 )
 
 func newExplainCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var format, color string
+	var width int
+	cmd := &cobra.Command{
 		Use:   "explain [RULE-ID]",
 		Short: "Explain a rule: why it matters, how it is detected, what to do",
-		Long:  "Prints the documentation of a rule, or lists every rule when no ID is given.",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Prints the documentation of a rule, or lists every rule when no ID is given.
+The documentation is Markdown (as in the rule catalogue): on a terminal it is
+shown as text, headings underlined and bold and code without their markup;
+written to a file or a pipe it stays Markdown. --format chooses.`,
+		Example: `  gcdoctor explain
+  gcdoctor explain gc-cpu-high
+  gcdoctor explain --format markdown timeafterloop > timeafterloop.md`,
+		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			var ids []string
 			for _, r := range diagnose.Rules() {
@@ -27,6 +35,19 @@ func newExplainCmd(e *env) *cobra.Command {
 			return ids, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "", "text", "markdown":
+			default:
+				return &usageError{fmt.Errorf("--format must be text or markdown, not %q", format)}
+			}
+			switch color {
+			case "auto", "always", "never":
+			default:
+				return &usageError{fmt.Errorf("--color must be auto, always or never, not %q", color)}
+			}
+			if width < 20 || width > 1000 {
+				return &usageError{fmt.Errorf("--width must be between 20 and 1000")}
+			}
 			out := cmd.OutOrStdout()
 			if len(args) == 0 {
 				return report.RuleList(out)
@@ -35,8 +56,15 @@ func newExplainCmd(e *env) *cobra.Command {
 			if !ok {
 				return &usageError{fmt.Errorf("no rule %q; 'gcdoctor explain' lists them", args[0])}
 			}
-			_, err := fmt.Fprint(out, doc)
-			return err
+			if format == "markdown" || format == "" && !isTerminal(out) {
+				_, err := fmt.Fprint(out, doc)
+				return err
+			}
+			return report.MarkdownText(out, doc, report.TextOptions{Color: e.useColor(color, out), Width: width})
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", "", "text or markdown (default: text on a terminal, else markdown)")
+	cmd.Flags().StringVar(&color, "color", "auto", "colour the text: auto, always or never (NO_COLOR is honoured)")
+	cmd.Flags().IntVar(&width, "width", 80, "wrap the text at this many columns")
+	return cmd
 }

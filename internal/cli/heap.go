@@ -49,6 +49,9 @@ values too large for the stack.`,
 			if err != nil {
 				return e.loadFailed(set, err)
 			}
+			if len(source) > 0 {
+				set.Input.Recheck.SourceDir = dir
+			}
 			return e.diagnoseSet(cmd, set, &rf, false)
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
 )
@@ -141,14 +142,14 @@ func lintExit(res *lint.Result, fixErr error, failOn string) error {
 			}
 		}
 		if len(over) > 0 {
-			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural(len(over), "finding", "findings"), limit)}
+			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural.Count(len(over), "finding", "findings"), limit)}
 		}
 	}
 	if len(res.Broken) > 0 {
 		return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
 	}
 	if failOn == "" && len(left) > 0 {
-		return &exitError{code: ExitError, err: errors.New(plural(len(left), "finding", "findings"))}
+		return &exitError{code: ExitError, err: errors.New(plural.Count(len(left), "finding", "findings"))}
 	}
 	return nil
 }

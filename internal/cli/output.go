@@ -55,7 +55,7 @@ func registerFormats[T any](f *reportFlags, cmd *cobra.Command, formats []report
 	for _, x := range formats {
 		help = append(help, x.Name+" ("+x.Doc+")")
 	}
-	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (schema: docs/json.md); short for --format json")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print JSON (schema: "+report.DocsURL+"json.md); short for --format json")
 	cmd.Flags().StringVar(&f.format, "format", "text", "output format: "+strings.Join(help, ", "))
 	cmd.Flags().StringVarP(&f.output, "output", "o", "", "write to `FILE` instead of standard output (atomically, keeping its mode)")
 	cmd.Flags().StringVar(&f.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/internal/flagargs"
 	"github.com/gcdoctor/gcdoctor/internal/release"
 	"github.com/gcdoctor/gcdoctor/internal/terminal"
+	"github.com/gcdoctor/gcdoctor/report"
 )
 
 // Exit codes of the gcdoctor command.
@@ -55,6 +57,9 @@ type env struct {
 	getenv         func(string) string
 	// ctx is cancelled on Ctrl-C; nil in tests.
 	ctx context.Context
+	// self returns how a shell starts this gcdoctor, for the commands it
+	// prints (see selfCommand); nil means "gcdoctor".
+	self func() string
 }
 
 // Main runs gcdoctor with args (without the program name) and returns the
@@ -62,7 +67,8 @@ type env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := interrupts()
 	defer stop()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx,
+		self: sync.OnceValue(func() string { return selfCommand(currentProcess()) })}
 	return e.run(args)
 }
 
@@ -114,13 +120,20 @@ func newRootCmd(e *env) *cobra.Command {
 		Use:   "gcdoctor",
 		Short: "Diagnose Go programs whose garbage collector costs too much",
 		Long: `gcdoctor reads the evidence a Go program leaves about its garbage collector
-(GODEBUG=gctrace=1 output today) and says what the GC costs, why, and what to
-change, with numbers taken from the program's own evidence.
+(GODEBUG=gctrace=1 logs, heap and allocs profiles, execution traces, the
+compiler's escape analysis, the source) and says what the GC costs, why, what
+to change and how to check the change worked, with numbers taken from the
+program's own evidence.
 
   gcdoctor demo                     see it diagnose and fix a real server
+  gcdoctor doctor localhost:6060    everything a running service's pprof shows
   gcdoctor run -- ./server          run a program and diagnose its GC
   gcdoctor gctrace app.log          diagnose a saved gctrace log
-  gcdoctor explain gc-cpu-high      what a finding means and what to do`,
+  gcdoctor explain gc-cpu-high      what a finding means and what to do
+
+gcdoctor explain lists the rules; online, they are documented at
+` + report.DocsURL + `rules.md and the JSON output at
+` + report.DocsURL + `json.md.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
@@ -202,12 +215,4 @@ func dashArgs(root *cobra.Command, args []string) []string {
 // terminal (see internal/terminal).
 func (e *env) sayf(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "gcdoctor: %s", terminal.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"))+"\n")
-}
-
-// plural writes n with the noun in the singular or the plural.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -89,7 +89,7 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if err != nil {
 		e.sayf("%v\n", err)
 	}
-	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles)
+	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles, diagnose.Recheck{Tool: e.tool()}, out)
 	if derr != nil {
 		e.sayf("%s: %v\n", strings.Join(args, " "), derr)
 		code := res.ExitCode
@@ -106,11 +106,17 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 
 // diagnoseRun parses the gctrace a run left and diagnoses it with what the
 // run knows about the program.
-func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool) (*diagnose.Diagnosis, error) {
+// The bundle kept with --out (out, "" when none) is what the check
+// commands compare a new run with.
+func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool, rc diagnose.Recheck, out string) (*diagnose.Diagnosis, error) {
 	opt := evidence.Options{GoVersion: df.goVersion, GOGC: df.gogc, KeepCycles: keep}
 	set, err := evidence.FromRun(ctx, res, args, opt)
 	if err != nil {
 		return nil, err
+	}
+	set.Input.Recheck = rc
+	if out != "" {
+		set.Input.Bundle = out
 	}
 	d := diagnose.Diagnose(set.Input)
 	d.Caveats = append(d.Caveats, set.Notes...)

@@ -69,7 +69,8 @@ func newWorkersCmd(e *env) *cobra.Command {
 N = GOMAXPROCS × U × (1 + W/C), where C is the time the workers ran and W
 the time they waited on work outside the CPU (syscalls, network, sleep).
 Time spent runnable — waiting for a CPU — is not part of the work: it is
-what too many workers cause. docs/workers.md derives it.
+what too many workers cause. The derivation is at
+` + report.DocsURL + `workers.md.
 
 Without --group, the busiest group of the program's goroutines is sized.`,
 		Example: `  gcdoctor workers trace.out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -167,11 +168,12 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 	}
 	if segIndex >= 0 {
 		if n := len(in.Log.Segments); segIndex >= n {
-			return &usageError{fmt.Errorf("--segment %d: the log has %d processes (0–%d)", segIndex, n, n-1)}
+			return &usageError{fmt.Errorf("--segment %d: the log has %s (0–%d)", segIndex, plural.Count(n, "process", "processes"), n-1)}
 		}
 		tr.Segment, tr.SegmentSet = segIndex, true
 	}
 	in.Tune = tr
+	e.recheck(in)
 	d := diagnose.Diagnose(in)
 	d.Caveats = append(d.Caveats, set.Notes...)
 	tu := d.Tuning

@@ -1,8 +1,7 @@
 // Package tour runs the show of "gcdoctor demo": each variant of the demo
 // server as a process of its own under collect.Run, warmed up, loaded round
 // by round with the runtime's GC counters read around each round, its
-// allocation profile and (for the problem server) an execution trace
-// fetched into a bundle, and the bundle diagnosed as gcdoctor doctor
+// allocation profile and an execution trace fetched into a bundle, and the bundle diagnosed as gcdoctor doctor
 // would. The command prints; this package only measures.
 package tour
 
@@ -39,7 +38,7 @@ const DefaultRounds = 6
 // comparable when a phase is cut short.
 const phaseLimit = 20 * time.Second
 
-// traceSeconds is the length of the problem server's execution trace,
+// traceSeconds is the length of each server's execution trace,
 // recorded during a warm-up round before the measured ones so that tracing
 // does not weigh on their figures.
 const traceSeconds = 2
@@ -66,6 +65,9 @@ type Spec struct {
 	ToolVersion string
 	// Progress, when set, is told what is being done.
 	Progress func(what string)
+	// Recheck is how the diagnosis's check commands collect evidence
+	// again.
+	Recheck diagnose.Recheck
 }
 
 // Run is what one variant's run measured.
@@ -203,7 +205,7 @@ func start(ctx context.Context, s *Spec, bw *bundle.Writer) (*server, error) {
 }
 
 // RunVariant runs one server into a bundle at Spec.Dir, warms it up
-// (recording the problem server's trace meanwhile), loads it round by
+// (recording its trace meanwhile), loads it round by
 // round, fetches its allocation profile, stops it and diagnoses the bundle
 // as gcdoctor doctor would.
 func RunVariant(parent context.Context, s Spec) (*Run, error) {
@@ -248,18 +250,15 @@ func RunVariant(parent context.Context, s Spec) (*Run, error) {
 
 // load warms the server up and runs the measured rounds.
 func load(ctx context.Context, s *Spec, srv *server) (*Run, error) {
-	// Warm-up: the problem server's trace is recorded now, so that tracing
-	// does not weigh on the measured rounds.
-	warm := demo.LoadSpec{URL: srv.url + "/work", Requests: demo.MaxRequests, Concurrency: s.Concurrency, MaxDuration: time.Second / 2}
+	// Warm-up: the server's trace is recorded now, so that tracing does
+	// not weigh on the measured rounds. The fixed server's trace is what
+	// the problem's trace findings are checked against.
+	warm := demo.LoadSpec{URL: srv.url + "/work", Requests: demo.MaxRequests, Concurrency: s.Concurrency,
+		MaxDuration: traceSeconds*time.Second + 250*time.Millisecond}
 	traceDone := make(chan error, 1)
-	if s.Variant == demo.Problem {
-		warm.MaxDuration = traceSeconds*time.Second + 250*time.Millisecond
-		go func() {
-			traceDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/trace?seconds=%d", srv.url, traceSeconds), filepath.Join(s.Dir, bundle.TraceFile))
-		}()
-	} else {
-		traceDone <- nil
-	}
+	go func() {
+		traceDone <- fetchTo(ctx, fmt.Sprintf("%s/debug/pprof/trace?seconds=%d", srv.url, traceSeconds), filepath.Join(s.Dir, bundle.TraceFile))
+	}()
 	s.Progress("warming up")
 	if _, err := demo.Load(ctx, warm, nil); err != nil {
 		return nil, err
@@ -319,6 +318,7 @@ func diagnoseRun(ctx context.Context, s *Spec, run *Run) error {
 		in.Heap.Ops = int64(run.Requests + run.Rounds[0].Load.Requests) // the profile covers the warm-up too
 	}
 	in.Tune = &diagnose.TuneRequest{Objective: pacer.CPU}
+	in.Recheck = s.Recheck
 	d := diagnose.Diagnose(in)
 	d.Caveats = append(d.Caveats, set.Notes...)
 	d.FirstActions = true
