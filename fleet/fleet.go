@@ -165,7 +165,7 @@ type Job struct {
 	Name string
 	// Instances counts the job's instances analysed, Estimated those whose
 	// GC CPU is an estimate.
-	Instances, Estimated int
+	Instances, Estimated  int
 	GCCores, ProcessCores float64
 	GCShare               float64 // GCCores over ProcessCores
 	// Findings counts, per rule ID, the instances with that finding, the

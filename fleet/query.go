@@ -216,7 +216,7 @@ func (q *query) text(sel string, window, step time.Duration) string {
 // subqueryStep is the resolution of the subqueries: about 120 points over
 // the window, and no finer than a second.
 func subqueryStep(window time.Duration) time.Duration {
-	return max((window/120).Truncate(time.Second), time.Second)
+	return max((window / 120).Truncate(time.Second), time.Second)
 }
 
 // answer is a query's values per instance.
