@@ -137,8 +137,15 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 	in.GCCores = g("gc_cpu_cores")
 	if known(in.GCCores) {
 		in.GCCores = math.Max(in.GCCores, 0)
-		in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
 		in.GCCoresFrom = "the runtime's CPU classes (go_cpu_classes_gc_total less mark idle)"
+		if known(in.ProcessCores) && in.GCCores > in.ProcessCores {
+			// The classes count a P's wall time in GC work, an
+			// overestimate when the host gives the process less CPU than
+			// its Ps: the GC cannot use more than the process did.
+			in.GCCores = in.ProcessCores
+			in.GCCoresFrom += ", capped at the process's CPU"
+		}
+		in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
 		if d := g("gc_mark_dedicated_cores"); known(d) && in.GOMAXPROCS > 0 {
 			// Two lower bounds of the time spent marking, as a share of
 			// the time the process ran (GOMAXPROCS cores, or fewer when

@@ -171,7 +171,7 @@ func (j *judged) deathSpiral() *diagnose.Finding {
 	}
 	f.Evidence = []diagnose.Evidence{
 		{Label: "median live heap ÷ goal", Value: in.LiveToGoal * 100, Unit: "%", Source: j.src("live_to_goal_median")},
-		{Label: "wall time marking", Value: in.MarkShare * 100, Unit: "%", Source: j.src("gc_mark_dedicated_cores") + " ÷ (25% × GOMAXPROCS)"},
+		{Label: "time marking (of the time it ran)", Value: in.MarkShare * 100, Unit: "%", Source: j.src("gc_mark_dedicated_cores") + " ÷ (25% × GOMAXPROCS)"},
 		{Label: "live heap", Value: in.LiveBytes / (1 << 20), Unit: "MB", Source: j.src("heap_live_bytes")},
 		{Label: "heap goal", Value: in.GoalBytes / (1 << 20), Unit: "MB", Source: j.src("heap_goal_bytes")},
 	}

@@ -203,6 +203,9 @@ func promDuration(d time.Duration) string {
 	return model.Duration(d).String()
 }
 
+// RangeString formats a window as PromQL writes it: "1h", "1m30s".
+func RangeString(d time.Duration) string { return promDuration(d) }
+
 // text returns q's expression for a selector and window.
 func (q *query) text(sel string, window, step time.Duration) string {
 	expr := q.expr

@@ -143,6 +143,7 @@ change, with numbers taken from the program's own evidence.
 		newBenchCmd(e),
 		newDiffCmd(e),
 		newDoctorCmd(e),
+		newFleetCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),
