@@ -25,7 +25,7 @@ type Calibration struct {
 // eighteen runs' GC CPU per paced cycle over the heap it scanned, and the
 // smallest and largest. Small heaps cost more per MiB (a cycle has a fixed
 // cost), large ones less. TestDefaultCalibration recomputes it.
-var DefaultCalibration = Calibration{MS: 0.38, LowMS: 0.19, HighMS: 0.94,
+var DefaultCalibration = Calibration{MS: 0.39, LowMS: 0.19, HighMS: 0.94,
 	From: "the pacer's test logs (pacer/testdata/real), as no instance here exports the runtime's CPU classes"}
 
 // minCalibration is how many instances with exact GC CPU the fleet's own
