@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,6 +78,15 @@ func BenchmarkFleetScale(b *testing.B) {
 				b.ReportMetric(float64(doc.Fleet.QueriesSent), "queries")
 				b.Logf("range %s: %s, %d queries (%d failed), %d KiB of responses, peak RSS %d MiB, %d instances, %.2f GC cores",
 					rng, wall.Round(time.Millisecond), doc.Fleet.QueriesSent, doc.Fleet.QueriesFailed, doc.Fleet.ResponseBytes>>10, rss>>20, doc.Fleet.Instances, doc.Fleet.GCCores)
+				slices.SortFunc(doc.Queries, func(a, b struct {
+					Name    string  `json:"name"`
+					Seconds float64 `json:"seconds"`
+				}) int {
+					return cmp.Compare(b.Seconds, a.Seconds)
+				})
+				for _, q := range doc.Queries[:min(3, len(doc.Queries))] {
+					b.Logf("    slowest: %s %.2f s", q.Name, q.Seconds)
+				}
 				if doc.Fleet.Instances != n {
 					b.Errorf("range %s: %d instances analysed, want %d", rng, doc.Fleet.Instances, n)
 				}
@@ -85,6 +96,10 @@ func BenchmarkFleetScale(b *testing.B) {
 }
 
 type scaleDoc struct {
+	Queries []struct {
+		Name    string  `json:"name"`
+		Seconds float64 `json:"seconds"`
+	} `json:"queries"`
 	Fleet struct {
 		Instances     int     `json:"instances"`
 		QueriesSent   int     `json:"queries_sent"`

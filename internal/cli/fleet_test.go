@@ -52,6 +52,32 @@ func TestFleetCommand(t *testing.T) {
 	if first.Job != "alloc" || first.GCCPUCores == nil || first.GCPerSecond == nil || first.HeapLiveBytes == nil || len(first.Findings) == 0 || first.Findings[0].ID == "" {
 		t.Errorf("costliest instance: %+v", first)
 	}
+	// Every key is documented.
+	md, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all any
+	if err := json.Unmarshal([]byte(out), &all); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, v := range x {
+				if !strings.Contains(string(md), "`"+k+"`") && !strings.Contains(string(md), "."+k+"`") {
+					t.Errorf("fleet JSON key %q is not documented in docs/json.md", k)
+				}
+				walk(v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(v)
+			}
+		}
+	}
+	walk(all)
 	if doc.Instances[1].Job != evil {
 		t.Errorf("JSON keeps label values as they are: job %q, want %q", doc.Instances[1].Job, evil)
 	}
