@@ -156,17 +156,19 @@ func fleetSections(f *Fleet, queries bool) []*Section {
 
 func fleetJobsSection(r *fleet.Report) *Section {
 	tb := &Table{Columns: []Column{{Head: "job", Flex: true}, {Head: "instances", Num: true}, {Head: "GC cores", Num: true},
-		{Head: "GC % of CPU", Num: true}, {Head: "estimated", Num: true}, {Head: "findings (instances)", Flex: false}}}
+		{Head: "GC % of CPU", Num: true}, {Head: "estimated", Num: true}}}
 	for _, j := range r.Jobs {
+		row := TableRow{Cells: []string{j.Name, strconv.Itoa(j.Instances), fmtNum(j.GCCores), share(j.GCShare), strconv.Itoa(j.Estimated)}}
 		var fs []string
 		for _, jf := range j.Findings {
 			fs = append(fs, fmt.Sprintf("%s ×%d", jf.ID, jf.Instances))
 		}
-		tb.Rows = append(tb.Rows, TableRow{Cells: []string{j.Name, strconv.Itoa(j.Instances), fmtNum(j.GCCores), share(j.GCShare), strconv.Itoa(j.Estimated), strings.Join(fs, ", ")}})
+		if len(fs) > 0 {
+			row.Notes = append(row.Notes, "findings: "+strings.Join(fs, ", "))
+		}
+		tb.Rows = append(tb.Rows, row)
 	}
-	tb.Columns[0].Flex = false
-	tb.Columns[5].Flex, tb.Columns[5].Wrap = true, true
-	return &Section{ID: "jobs", Title: "Jobs", Intro: "ranked by GC CPU; estimated counts the instances whose GC CPU is an estimate", Tables: []*Table{tb}}
+	return &Section{ID: "jobs", Title: "Jobs", Intro: "ranked by GC CPU; estimated counts the instances whose GC CPU is an estimate, findings the instances with each", Tables: []*Table{tb}}
 }
 
 func fleetCostSection(f *Fleet) *Section {
@@ -204,7 +206,7 @@ func fleetMemorySection(f *Fleet) *Section {
 		if in.GOMAXPROCS > 0 {
 			procs = strconv.Itoa(in.GOMAXPROCS)
 		}
-		tb.Rows = append(tb.Rows, TableRow{Cells: []string{strconv.Itoa(i + 1), in.Job + " " + in.Instance, live, mibs(in.GoalBytes), mibs(in.RSSMaxBytes), gogc, limitName(in.MemoryLimit), procs}})
+		tb.Rows = append(tb.Rows, TableRow{Cells: []string{strconv.Itoa(i + 1), in.Instance, live, mibs(in.GoalBytes), mibs(in.RSSMaxBytes), gogc, limitName(in.MemoryLimit), procs}})
 	}
 	tb.Footer = []string{"live and goal are means over the window, RSS its peak; ~ marks a live heap estimated from the goal; ? a setting the metrics do not give."}
 	return &Section{ID: "memory", Title: "Heap and settings", Intro: "the same instances: live heap against its goal and GOMEMLIMIT, RSS, and the settings in force", Tables: []*Table{tb}}
@@ -218,8 +220,8 @@ func settingName(s pacer.Setting) string {
 }
 
 func fleetTuningSection(r *fleet.Report) *Section {
-	tb := &Table{Columns: []Column{{Head: "job"}, {Head: "now"}, {Head: "setting"}, {Head: "modelled", Num: true}, {Head: "GC cores", Num: true},
-		{Head: "saves cores", Flex: true, Wrap: true}}}
+	tb := &Table{Columns: []Column{{Head: "job", Flex: true}, {Head: "now"}, {Head: "setting"}, {Head: "modelled", Num: true}, {Head: "GC cores", Num: true},
+		{Head: "saves", Num: true}}}
 	for _, t := range r.Tuning.PerJob {
 		row := TableRow{Cells: []string{t.Job, settingName(t.Current), "", strconv.Itoa(t.Modelled), fmtNum(t.GCCores.Value), ""}}
 		if t.Err != "" {
@@ -227,8 +229,8 @@ func fleetTuningSection(r *fleet.Report) *Section {
 			row.Notes = append(row.Notes, t.Err)
 		} else {
 			row.Cells[2] = settingName(t.Setting)
-			row.Cells[5] = coreRange(t.Saved)
-			row.Notes = append(row.Notes, fmt.Sprintf("heap goals %s → %s MiB in all", fmtNum(t.GoalMiB), fmtNum(t.PredictedGoalMiB)))
+			row.Cells[5] = fmtNum(t.Saved.Value)
+			row.Notes = append(row.Notes, fmt.Sprintf("saves %s GC cores; heap goals %s → %s MiB in all", coreRange(t.Saved), fmtNum(t.GoalMiB), fmtNum(t.PredictedGoalMiB)))
 			if t.Budget > 0 {
 				row.Notes = append(row.Notes, fmt.Sprintf("within a %s budget per instance (%s)", fmtBytes(t.Budget), t.BudgetFrom))
 			}
