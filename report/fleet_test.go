@@ -26,7 +26,7 @@ func fleetFixture() *Fleet {
 		RSSMaxBytes: 1010 << 20, GOGC: -1, GOGCKnown: true, MemoryLimit: 1000 << 20, GOMAXPROCS: 4, LiveToGoal: 0.98, MarkShare: 0.9, WindowS: 3600,
 		Findings: []diagnose.Finding{
 			{ID: "memlimit-death-spiral", Severity: diagnose.Critical, Title: "The heap is pinned at its goal and the GC never stops",
-				Message: "For at least half of the window the live heap of api 10.0.0.1:8080 was 95% or more of the heap goal.",
+				Message:  "For at least half of the window the live heap of api 10.0.0.1:8080 was 95% or more of the heap goal.",
 				Evidence: []diagnose.Evidence{{Label: "GC cycles", Value: 31, Unit: "/s", Source: src}, {Label: "GOMAXPROCS", Value: 4, Unit: "count", Source: src}},
 				Remedy:   "Raise GOMEMLIMIT.", Verify: "Run gcdoctor fleet again.", Caveats: []string{"read from samples"}},
 			{ID: "gc-cpu-high", Severity: diagnose.Critical, Title: "GC takes a large share of the CPU", Message: "GC used 40% of the CPU.",
