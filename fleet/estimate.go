@@ -98,6 +98,13 @@ func estimate(in *Instance, cal *Calibration) {
 		in.GCCoresHigh = math.Min(in.GCCoresHigh, in.ProcessCores)
 	}
 	in.GCCoresEstimated = true
+	keep := in.GCAvailableShare
+	defer func() {
+		if in.gcCPUFraction {
+			// The runtime's own share beats one computed from an estimate.
+			in.GCAvailableShare = keep
+		}
+	}()
 	in.GCCoresFrom = fmt.Sprintf("cycles/s × %.2g ms per cycle and scanned MiB (from %s) + pauses × GOMAXPROCS", cal.MS, cal.From)
 	in.miss(what + " from its cycles, the heap they scan and its pauses")
 	in.shares()

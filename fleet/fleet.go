@@ -148,6 +148,9 @@ type Instance struct {
 	Findings []diagnose.Finding
 	// Model is the pacer model of the instance, for Tune.
 	Model *Model
+	// gcCPUFraction reports that GCAvailableShare comes from
+	// go_memstats_gc_cpu_fraction.
+	gcCPUFraction bool
 }
 
 // Finding returns the instance's finding with the rule id.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,64 @@ func TestBounds(t *testing.T) {
 	}
 	if len(r.Instances) != 1 || r.Instances[0].GCPerSecond != 2.5 || len(r.Notes) != len(queries)-1 {
 		t.Errorf("%d instances, notes %q", len(r.Instances), r.Notes)
+	}
+}
+
+// fakeProm answers each query with the value of the first metric of
+// values the query names, for every instance: enough to hold the reading
+// of one kind of client to what it lacks.
+func fakeProm(t *testing.T, values map[string]float64, instances ...string) *httptest.Server {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	// Longer names first, so that go_gc_duration_seconds_count is not
+	// taken for go_gc_duration_seconds.
+	slices.SortFunc(names, func(a, b string) int { return len(b) - len(a) })
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.FormValue("query")
+		first, v := len(q), 0.0
+		for _, n := range names {
+			if i := strings.Index(q, n+"{"); i >= 0 && i < first {
+				first, v = i, values[n]
+			}
+		}
+		var res []string
+		if first < len(q) {
+			for _, in := range instances {
+				res = append(res, `{"metric":{"job":"old","instance":"`+in+`","version":"go1.17.13"},"value":[1,"`+strconv.FormatFloat(v, 'g', -1, 64)+`"]}`)
+			}
+		}
+		w.Write([]byte(`{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(res, ",") + `]}}`))
+	}))
+}
+
+// TestOldClient reads an instance of an old client_golang: no runtime
+// metrics, no GOGC, GOMEMLIMIT nor GOMAXPROCS, but the runtime's own
+// GCCPUFraction.
+func TestOldClient(t *testing.T) {
+	srv := fakeProm(t, map[string]float64{
+		"go_info": 1, "go_gc_duration_seconds_count": 20, "go_gc_duration_seconds_sum": 0.002, "go_gc_duration_seconds": 0.0004,
+		"go_memstats_alloc_bytes_total": 400 << 20, "go_memstats_next_gc_bytes": 40 << 20, "go_memstats_heap_inuse_bytes": 30 << 20,
+		"go_memstats_stack_inuse_bytes": 1 << 20, "go_memstats_gc_cpu_fraction": 0.18, "process_cpu_seconds_total": 1.5,
+		"process_resident_memory_bytes": 80 << 20, "go_goroutines": 50,
+	}, "10.0.0.9:8080")
+	defer srv.Close()
+	r, err := Analyze(context.Background(), Options{Prometheus: srv.URL, Range: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := r.Instances[0]
+	if in.GOGC != 100 || in.GOGCKnown || in.GOMAXPROCS != 0 || in.GCAvailableShare != 0.18 || !in.GCCoresEstimated || !in.LiveEstimated {
+		t.Errorf("GOGC %d (known %v), GOMAXPROCS %d, GC share %v, estimated %v/%v", in.GOGC, in.GOGCKnown, in.GOMAXPROCS, in.GCAvailableShare, in.GCCoresEstimated, in.LiveEstimated)
+	}
+	for _, want := range []string{"go_gc_gogc_percent", "go_sched_gomaxprocs_threads", "go_gc_heap_live_bytes", "go_cpu_classes_gc"} {
+		if !slices.ContainsFunc(in.Missing, func(s string) bool { return strings.Contains(s, want) }) {
+			t.Errorf("missing does not name %s: %q", want, in.Missing)
+		}
+	}
+	f := in.Finding("gc-cpu-high")
+	if f == nil || !strings.Contains(f.Message, "GOMAXPROCS unknown") || !strings.Contains(f.Message, "since the process started") {
+		t.Errorf("gc-cpu-high on the runtime's own share: %+v", f)
 	}
 }

@@ -189,15 +189,22 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 			in.LiveR2 = 0
 		}
 	}
-	if f := g("gc_cpu_fraction"); !known(in.GCCores) && known(f) && in.GOMAXPROCS > 0 {
-		// Old client_golang versions export MemStats.GCCPUFraction: the
-		// GC's share of the CPU available since the process started.
-		in.GCCores = f * float64(in.GOMAXPROCS)
-		in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
-		in.GCCoresEstimated = true
-		in.GCCoresFrom = "go_memstats_gc_cpu_fraction × GOMAXPROCS, averaged since the process started"
-	}
 	in.shares()
+	if f := g("gc_cpu_fraction"); !known(in.GCCores) && known(f) {
+		// Old client_golang versions export MemStats.GCCPUFraction: the
+		// GC's share of the CPU available, averaged since the process
+		// started; in cores only where GOMAXPROCS is known (else the
+		// cores are estimated from the cycles, see estimate).
+		in.GCAvailableShare = f
+		in.gcCPUFraction = true
+		if in.GOMAXPROCS > 0 {
+			in.GCCores = f * float64(in.GOMAXPROCS)
+			in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
+			in.GCCoresEstimated = true
+			in.GCCoresFrom = "go_memstats_gc_cpu_fraction × GOMAXPROCS, averaged since the process started"
+			in.shares()
+		}
+	}
 	return in
 }
 

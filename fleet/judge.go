@@ -117,13 +117,25 @@ func (j *judged) gcCPU() *diagnose.Finding {
 	if share >= gcCPUCritical {
 		f.Severity = diagnose.Critical
 	}
-	f.Message = fmt.Sprintf("GC used %s%% of the CPU available to %s (%d P), %s cores, %s.", pct(share), j.who(), in.GOMAXPROCS, figure.Num(in.GCCores), j.over())
+	procs := "GOMAXPROCS unknown"
+	if in.GOMAXPROCS > 0 {
+		procs = fmt.Sprintf("%d P", in.GOMAXPROCS)
+	}
+	f.Message = fmt.Sprintf("GC used %s%% of the CPU available to %s (%s), %s cores, %s.", pct(share), j.who(), procs, figure.Num(in.GCCores), j.over())
+	if in.gcCPUFraction {
+		f.Message += " The share is the runtime's own (go_memstats_gc_cpu_fraction), averaged since the process started."
+	}
 	if known(in.GCShare) {
 		f.Message += fmt.Sprintf(" That is %s%% of the CPU the process used.", pct(in.GCShare))
 	}
 	f.Evidence = []diagnose.Evidence{
 		{Label: "GC CPU", Value: in.GCCores, Unit: "cores", Source: j.src("gc_cpu_cores")},
-		{Label: "GOMAXPROCS", Value: float64(in.GOMAXPROCS), Unit: "count", Source: j.src("gomaxprocs")},
+	}
+	if in.GOMAXPROCS > 0 {
+		f.Evidence = append(f.Evidence, diagnose.Evidence{Label: "GOMAXPROCS", Value: float64(in.GOMAXPROCS), Unit: "count", Source: j.src("gomaxprocs")})
+	}
+	if in.gcCPUFraction {
+		f.Evidence = append(f.Evidence, diagnose.Evidence{Label: "GC share of the available CPU", Value: share * 100, Unit: "%", Source: j.src("gc_cpu_fraction")})
 	}
 	if in.GCCoresEstimated {
 		f.Evidence[0].Source = "estimated from " + j.src("gc_cycles_per_second")
