@@ -272,7 +272,6 @@ func tuneJob(name string, ins []*Instance, budget int64) *JobTuning {
 	var ms []*Model
 	reasons := map[string]int{}
 	settings := map[pacer.Setting]int{}
-	limits := map[int64]int{}
 	for _, in := range ins {
 		settings[pacer.Setting{GOGC: in.GOGC, MemoryLimit: in.MemoryLimit}]++
 		if in.Model == nil || in.Model.Err != "" {
@@ -284,9 +283,17 @@ func tuneJob(name string, ins []*Instance, budget int64) *JobTuning {
 			continue
 		}
 		ms = append(ms, in.Model)
-		limits[in.MemoryLimit]++
 	}
 	t.Current = mostCommon(settings)
+	limit := int64(0)
+	switch {
+	case budget > 0:
+		t.Budget, t.BudgetFrom = budget, "--budget"
+		limit = limitShare(budget)
+	case t.Current.MemoryLimit > 0:
+		t.Budget, t.BudgetFrom = t.Current.MemoryLimit, "the GOMEMLIMIT in force"
+		limit = t.Current.MemoryLimit
+	}
 	for why, n := range reasons {
 		t.Unfitted = append(t.Unfitted, fmt.Sprintf("%d: %s", n, why))
 	}
@@ -301,17 +308,6 @@ func tuneJob(name string, ins []*Instance, budget int64) *JobTuning {
 		t.GCCores.Low += m.observedLow
 		t.GCCores.High += m.observedHigh
 		t.GoalMiB += m.ObservedGoalMiB
-	}
-	limit := int64(0)
-	switch {
-	case budget > 0:
-		t.Budget, t.BudgetFrom = budget, "--budget"
-		limit = limitShare(budget)
-	default:
-		if l := mostCommon(limits); l > 0 {
-			t.Budget, t.BudgetFrom = l, "the GOMEMLIMIT in force"
-			limit = l
-		}
 	}
 	sum := func(s pacer.Setting) (pacer.Range, float64, string) {
 		var cores pacer.Range

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,7 +248,7 @@ func fleetTuningSection(r *fleet.Report) *Section {
 	s.Caveats = []string{
 		"The model holds each instance's allocation rate, live heap and cost per cycle as they were over the window and moves only the heap goal (pacer.HeapGoal); the range covers the runway's ±10% and the estimate's range where GC CPU is estimated.",
 	}
-	if len(r.Tuning.PerJob) > 0 && r.Tuning.PerJob[0].Budget == 0 {
+	if slices.ContainsFunc(r.Tuning.PerJob, func(t *fleet.JobTuning) bool { return t.Budget == 0 && t.Err == "" }) {
 		s.Caveats = append(s.Caveats, "With no memory budget known (--budget, or a GOMEMLIMIT in force), the setting shown is the next higher GOGC, and its cost is the heap it adds.")
 	}
 	return s
