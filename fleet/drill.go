@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,7 +175,7 @@ func Drill(ctx context.Context, r *Report, o DrillOptions, conn Options) ([]*Dri
 			continue
 		}
 		res.URL = u
-		res.Dir = fmt.Sprintf("%s/%02d-%s", o.Dir, i+1, safeName(in.Job+"-"+in.Instance))
+		res.Dir = filepath.Join(o.Dir, fmt.Sprintf("%02d-%s", i+1, safeName(in.Job+"-"+in.Instance)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -40,10 +40,15 @@ type Model struct {
 	// RunwayRatio is the share of the runway the program allocates per
 	// cycle; CostPerCycle the GC CPU of one cycle, core-seconds, with its
 	// range when the GC CPU is an estimate.
-	RunwayRatio                        float64
-	CostPerCycle, CostLow, CostHigh    float64
-	ObservedCores, ObservedGoalMiB     float64
-	observedLow, observedHigh, procMax float64
+	RunwayRatio                     float64
+	CostPerCycle, CostLow, CostHigh float64
+	// ObservedCores is the GC CPU over the window, cores, and
+	// ObservedGoalMiB the heap goal the observed setting gives, MiB.
+	ObservedCores, ObservedGoalMiB float64
+	observedLow, observedHigh      float64
+	// limiterCores is what the GC CPU limiter lets the GC take when the
+	// goal leaves no runway: half of GOMAXPROCS (+Inf when unknown).
+	limiterCores float64
 }
 
 // runwaySpread is the uncertainty of the runway ratio: the 10% by which
@@ -97,10 +102,9 @@ func fit(in *Instance) *Model {
 	m.CostHigh = in.GCCoresHigh / in.GCPerSecond
 	m.ObservedCores, m.observedLow, m.observedHigh = in.GCCores, in.GCCoresLow, in.GCCoresHigh
 	m.ObservedGoalMiB = goal.MiB
-	// The GC CPU limiter keeps the GC to about half of GOMAXPROCS.
-	m.procMax = math.Inf(1)
+	m.limiterCores = math.Inf(1)
 	if in.GOMAXPROCS > 0 {
-		m.procMax = 0.5 * float64(in.GOMAXPROCS)
+		m.limiterCores = 0.5 * float64(in.GOMAXPROCS)
 	}
 	return m
 }
@@ -141,7 +145,8 @@ func (m *Model) Predict(s pacer.Setting) Prediction {
 		p.Safe, p.Why = false, "GOGC=off without GOMEMLIMIT never collects: the heap grows until the process is killed"
 		return p
 	case g.Pinned || runway <= 0:
-		c := math.Min(m.procMax, math.Max(m.ObservedCores*10, m.procMax))
+		// Back-to-back cycles until the GC CPU limiter steps in.
+		c := m.limiterCores
 		p.GCCores = pacer.Range{Value: c, Low: c, High: c}
 		p.Safe, p.Why = false, "the limit leaves no room above the live heap: the GC would run back to back"
 		return p
