@@ -271,7 +271,11 @@ func Analyze(ctx context.Context, o Options) (*Report, error) {
 	if len(r.Instances) > o.MaxInstances {
 		r.Cut = len(r.Instances) - o.MaxInstances
 		r.Instances = r.Instances[:o.MaxInstances]
-		r.Notes = append(r.Notes, fmt.Sprintf("%d instances past the first %d (by GC CPU) were left out", r.Cut, o.MaxInstances))
+		noun := "instances were"
+		if r.Cut == 1 {
+			noun = "instance was"
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%d %s left out past the first %d (by GC CPU)", r.Cut, noun, o.MaxInstances))
 	}
 	for _, in := range r.Instances {
 		in.Findings = judge(in, sel, o.Range, o.End)

@@ -234,3 +234,20 @@ func TestOldClient(t *testing.T) {
 		t.Errorf("gc-cpu-high on the runtime's own share: %+v", f)
 	}
 }
+
+// TestMaxInstances keeps the costliest instances and says how many it
+// left out.
+func TestMaxInstances(t *testing.T) {
+	srv := fakeProm(t, map[string]float64{"go_gc_duration_seconds_count": 2, "go_memstats_next_gc_bytes": 8 << 20}, "a:1", "b:1", "c:1")
+	defer srv.Close()
+	r, err := Analyze(context.Background(), Options{Prometheus: srv.URL, Range: time.Hour, MaxInstances: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Instances) != 2 || r.Cut != 1 || !slices.ContainsFunc(r.Notes, func(s string) bool { return strings.Contains(s, "1 instance was left out past the first 2") }) {
+		t.Errorf("%d instances, %d cut, notes %q", len(r.Instances), r.Cut, r.Notes)
+	}
+	if _, err := Analyze(context.Background(), Options{Prometheus: srv.URL, Range: time.Hour, MaxInstances: MaxInstancesLimit + 1}); err == nil {
+		t.Error("an instance bound past the limit was taken")
+	}
+}
