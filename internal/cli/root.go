@@ -156,6 +156,7 @@ gcdoctor explain lists the rules; online, they are documented at
 		newBenchCmd(e),
 		newDiffCmd(e),
 		newDoctorCmd(e),
+		newFleetCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),
