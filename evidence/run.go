@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
@@ -69,4 +71,37 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 		return nil, fmt.Errorf("no GC cycle of its own in its output, only %s printed again from earlier runs", plural.Count(log.ReplayedCycles, "cycle", "cycles"))
 	}
 	return l.set, nil
+}
+
+// Run runs a program as spec says, into a bundle at dir, and reads the
+// bundle as LoadBundle does; it also returns the program's exit status.
+// With dir "" the bundle goes to a temporary directory that is removed
+// before Run returns, and the Set names no bundle.
+func Run(ctx context.Context, spec collect.Spec, dir string, opt Options) (*Set, int, error) {
+	kept := dir != ""
+	if !kept {
+		tmp, err := os.MkdirTemp("", "gcdoctor-run-")
+		if err != nil {
+			return nil, 0, err
+		}
+		defer os.RemoveAll(tmp) // made here, holding only what this run wrote
+		dir = filepath.Join(tmp, "bundle")
+	}
+	bw, err := bundle.Create(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	spec.Out = bw
+	// The program is stopped by the signals collect passes on, not by
+	// ctx: its diagnosis is wanted after an interrupt too.
+	res, err := collect.Run(context.Background(), spec)
+	if res == nil {
+		return nil, 0, err
+	}
+	res.Cleanup()
+	set, err := LoadBundle(ctx, dir, opt)
+	if err == nil && !kept {
+		set.Input.Bundle = ""
+	}
+	return set, res.ExitCode, err
 }

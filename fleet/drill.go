@@ -230,3 +230,17 @@ func safeName(s string) string {
 	}
 	return string(b)
 }
+
+// Check says, in terms of the command's flags, what is wrong with the
+// drill-down a user asked for.
+func (do *DrillOptions) Check() error {
+	switch {
+	case do.Top < 0 || do.Top > MaxDrill:
+		return fmt.Errorf("--drill must be between 0 and %d", MaxDrill)
+	case do.Parallel < 1 || do.Parallel > MaxDrillParallel:
+		return fmt.Errorf("--drill-parallel must be between 1 and %d", MaxDrillParallel)
+	case do.Timeout <= 0 || do.Timeout > time.Hour:
+		return errors.New("--drill-timeout must be positive and at most 1h")
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -411,3 +412,53 @@ func zeroNaN(v float64) float64 {
 
 // known reports whether v is a figure rather than NaN or an infinity.
 func known(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// ParseEnd reads when a window ends: RFC 3339 or Unix seconds; "" is now
+// (the zero time).
+func ParseEnd(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f < 1e11 {
+		return time.UnixMilli(int64(f * 1000)), nil
+	}
+	return time.Time{}, fmt.Errorf("%q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix seconds", s)
+}
+
+// Severe returns how many instances have a finding at least as severe as
+// limit, and the IDs of those findings, each once.
+func (r *Report) Severe(limit diagnose.Severity) (instances int, ids []string) {
+	seen := map[string]bool{}
+	for _, in := range r.Instances {
+		hit := false
+		for _, fd := range in.Findings {
+			if fd.Severity < limit {
+				continue
+			}
+			hit = true
+			if !seen[fd.ID] {
+				seen[fd.ID] = true
+				ids = append(ids, fd.ID)
+			}
+		}
+		if hit {
+			instances++
+		}
+	}
+	return instances, ids
+}
+
+// Check says, in terms of the command's flags, what is wrong with the
+// options a user gave.
+func (o *Options) Check() error {
+	switch {
+	case o.MaxInstances < 1 || o.MaxInstances > MaxInstancesLimit:
+		return fmt.Errorf("--max-instances must be between 1 and %d", MaxInstancesLimit)
+	case o.QueryTimeout <= 0 || o.QueryTimeout > 10*time.Minute:
+		return errors.New("--timeout must be positive and at most 10m")
+	}
+	return nil
+}

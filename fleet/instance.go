@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
 // answers are the queries' answers by name.
@@ -68,6 +70,11 @@ const noMemoryLimit = float64(math.MaxInt64) * 0.999
 // which /cpu/classes/gc/mark/dedicated counts.
 const backgroundUtilization = 0.25
 
+// gcLimiterShare is the most of the CPU the GC takes while it marks, assists
+// included, since Go 1.19: the GC CPU limiter of runtime/mgclimit.go caps
+// it at 50%.
+const gcLimiterShare = 0.5
+
 // instance builds one instance's figures from the answers.
 func (s answers) instance(k key, window time.Duration, end time.Time) *Instance {
 	in := &Instance{Job: k.job, Instance: k.instance, GCCores: math.NaN(), GCCoresLow: math.NaN(), GCCoresHigh: math.NaN(),
@@ -105,6 +112,38 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 		in.WindowS = math.Min(in.WindowS, math.Max(float64(end.UnixMilli())/1000-start, 0))
 	}
 
+	in.settings(g)
+	in.Goroutines = g("goroutines")
+	in.HeapInuseBytes = g("heap_inuse_bytes")
+	in.StacksBytes = g("stacks_bytes")
+	in.GlobalsBytes = g("globals_bytes")
+	in.GoalBytes = g("heap_goal_bytes")
+	in.GoalMaxBytes = g("heap_goal_max_bytes")
+	in.GoalMedianBytes = g("heap_goal_median_bytes")
+
+	in.cores(g)
+	in.liveTrend(g)
+	in.shares()
+	if f := g("gc_cpu_fraction"); !known(in.GCCores) && known(f) {
+		// Old client_golang versions export MemStats.GCCPUFraction: the
+		// GC's share of the CPU available, averaged since the process
+		// started; in cores only where GOMAXPROCS is known (else the
+		// cores are estimated from the cycles, see estimate).
+		in.GCAvailableShare = f
+		in.gcCPUFraction = true
+		if in.GOMAXPROCS > 0 {
+			in.GCCores = f * float64(in.GOMAXPROCS)
+			in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
+			in.GCCoresEstimated = true
+			in.GCCoresFrom = "go_memstats_gc_cpu_fraction × GOMAXPROCS, averaged since the process started"
+			in.shares()
+		}
+	}
+	return in
+}
+
+// settings reads GOGC, GOMEMLIMIT and GOMAXPROCS in force, saying what is missing.
+func (in *Instance) settings(g func(string) float64) {
 	switch v := g("gogc_percent"); {
 	case known(v) && (v < 0 || v > math.MaxInt32):
 		// GOGC=off reads as -1, or as the uint64 it wraps to.
@@ -126,14 +165,10 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 	} else {
 		in.miss("no go_sched_gomaxprocs_threads (client_golang before v1.20): GOMAXPROCS is unknown, so is the GC's share of the CPU available to the program")
 	}
-	in.Goroutines = g("goroutines")
-	in.HeapInuseBytes = g("heap_inuse_bytes")
-	in.StacksBytes = g("stacks_bytes")
-	in.GlobalsBytes = g("globals_bytes")
-	in.GoalBytes = g("heap_goal_bytes")
-	in.GoalMaxBytes = g("heap_goal_max_bytes")
-	in.GoalMedianBytes = g("heap_goal_median_bytes")
+}
 
+// cores reads the GC CPU from the runtime's CPU classes, and the share of the time spent marking.
+func (in *Instance) cores(g func(string) float64) {
 	in.GCCores = g("gc_cpu_cores")
 	if known(in.GCCores) {
 		in.GCCores = math.Max(in.GCCores, 0)
@@ -159,11 +194,22 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 			if known(in.ProcessCores) && in.ProcessCores > 0 {
 				ran = math.Min(p, in.ProcessCores)
 			}
+			// Since Go 1.19 the GC CPU limiter keeps the GC to half the
+			// CPU while it marks, so marking lasted at least twice as long
+			// as its CPU; before, it could take all of it.
+			most := 1.0
+			if goversion.Minor(in.GoVersion) >= 19 {
+				most = gcLimiterShare
+			}
 			mark := in.GCCores - zeroNaN(in.PauseSecsPerSec)*p
-			in.MarkShare = math.Min(math.Max(d/(backgroundUtilization*ran), mark/ran), 1)
+			in.MarkShare = math.Min(math.Max(d/(backgroundUtilization*ran), mark/(most*ran)), 1)
 		}
 	}
 
+}
+
+// liveTrend reads the live heap and its trend over the window; without the runtime metrics's live heap, both are estimated from the goal.
+func (in *Instance) liveTrend(g func(string) float64) {
 	live := g("heap_live_bytes")
 	slope, tend, sd, n := g("trend_slope_bytes_per_second"), g("trend_end_bytes"), g("trend_stddev_bytes"), g("trend_samples")
 	scale := 1.0
@@ -189,23 +235,6 @@ func (s answers) instance(k key, window time.Duration, end time.Time) *Instance 
 			in.LiveR2 = 0
 		}
 	}
-	in.shares()
-	if f := g("gc_cpu_fraction"); !known(in.GCCores) && known(f) {
-		// Old client_golang versions export MemStats.GCCPUFraction: the
-		// GC's share of the CPU available, averaged since the process
-		// started; in cores only where GOMAXPROCS is known (else the
-		// cores are estimated from the cycles, see estimate).
-		in.GCAvailableShare = f
-		in.gcCPUFraction = true
-		if in.GOMAXPROCS > 0 {
-			in.GCCores = f * float64(in.GOMAXPROCS)
-			in.GCCoresLow, in.GCCoresHigh = in.GCCores, in.GCCores
-			in.GCCoresEstimated = true
-			in.GCCoresFrom = "go_memstats_gc_cpu_fraction × GOMAXPROCS, averaged since the process started"
-			in.shares()
-		}
-	}
-	return in
 }
 
 // shares sets the GC's shares of the process's and the available CPU.

@@ -50,7 +50,7 @@ func TestRealPrometheus(t *testing.T) {
 		for _, f := range in.Findings {
 			ids = append(ids, f.ID+"/"+f.Severity.String())
 		}
-		t.Logf("%-9s %-16s GC %.3f cores (estimated %v) %.1f cycles/s live %.1f MiB %v", in.Job, in.Instance, in.GCCores, in.GCCoresEstimated, in.GCPerSecond, in.LiveBytes/(1<<20), ids)
+		t.Logf("%-9s %-16s GC %.3f cores (estimated %v) %.1f cycles/s live %.1f MiB, live/goal %.2f, marking %.2f, %v", in.Job, in.Instance, in.GCCores, in.GCCoresEstimated, in.GCPerSecond, in.LiveBytes/(1<<20), in.LiveToGoal, in.MarkShare, ids)
 	}
 	if len(r.Instances) != len(fleetServices) || len(r.Jobs) != 4 {
 		t.Fatalf("%d instances in %d jobs, want %d in 4", len(r.Instances), len(r.Jobs), len(fleetServices))

@@ -279,3 +279,28 @@ func (d Diagnostic) Position() token.Position {
 func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s: %s [%s]", d.Position(), d.Message, d.Rule)
 }
+
+// Left returns the findings --fix did not fix (all of them without --fix),
+// and how many of those are at least as severe as minSeverity ("info",
+// "warning" or "critical"; a finding without a severity is a warning).
+func (r *Result) Left(minSeverity string) (left []Diagnostic, over int) {
+	rank := func(s string) int {
+		switch s {
+		case "info":
+			return 0
+		case "critical":
+			return 2
+		}
+		return 1
+	}
+	for _, d := range r.Diagnostics {
+		if d.Fixed {
+			continue
+		}
+		left = append(left, d)
+		if rank(d.Severity) >= rank(minSeverity) {
+			over++
+		}
+	}
+	return left, over
+}

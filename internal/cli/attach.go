@@ -16,18 +16,11 @@ func newAttachCmd(e *env) *cobra.Command {
 	var out string
 	var seconds, top int
 	cmd := &cobra.Command{
-		Use:   "attach URL",
-		Short: "Collect profiles and a trace from a running program's /debug/pprof and diagnose them",
-		Long: `Connects to a program that serves net/http/pprof, downloads its allocs,
-heap and goroutine profiles and an execution trace of --seconds seconds into
-an evidence bundle, and diagnoses all it collected: the allocation sites,
-and from the trace the GC pauses, MMU and goroutine groups. The bundle can be read
-again later, or elsewhere, with gcdoctor doctor.
-
-URL is the program's address (localhost:6060) or its /debug/pprof/ page.`,
-		Example: `  gcdoctor attach localhost:6060
-  gcdoctor attach --seconds 20 --out incident-42 http://10.0.0.7:6060/debug/pprof/`,
-		Args: cobra.ExactArgs(1),
+		Use:     "attach URL",
+		Short:   "Collect profiles and a trace from a running program's /debug/pprof and diagnose them",
+		Long:    longHelp("attach"),
+		Example: examples("attach"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err

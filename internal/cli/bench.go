@@ -19,26 +19,11 @@ func newBenchCmd(e *env) *cobra.Command {
 	var count int
 	var bench, benchtime, dir string
 	cmd := &cobra.Command{
-		Use:   "bench --gogc A,B,... [flags] PKG|TESTBINARY [-- TEST FLAGS...]",
-		Short: "Run a package's benchmarks under several GOGC and GOMEMLIMIT settings and compare them",
-		Long: `Builds the test binary of one package (go test -c) and runs its benchmarks
---count times under each setting, the settings interleaved so that a drift
-of the machine affects them alike. For each benchmark it compares sec/op,
-B/op, allocs/op and any custom unit across the settings with the statistics
-benchstat uses (the change from the first setting with its p-value, "~"
-when it cannot be told from noise), then the wall time, peak RSS and GC
-figures of the test binary's runs. With a fixed iteration count
-(--benchtime 500x), every run does the same work, and beside the GC
-figures are the predictions of the pacer model (as in whatif) fitted from
-the first run of the first setting.
-
-The binary runs in the package's directory, as go test runs it. A prebuilt
-test binary (a file ending in .test) is run in --dir instead. Flags after
--- go to the test binary, such as -test.cpu=1.`,
-		Example: `  gcdoctor bench --gogc 100,400 --bench 'Encode' ./codec
-  gcdoctor bench --gogc 100,off --memlimit 256MiB --benchtime 500x ./parser
-  gcdoctor bench --gogc 50,100,200 ./json.test -- -test.cpu=1`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "bench --gogc A,B,... [flags] PKG|TESTBINARY [-- TEST FLAGS...]",
+		Short:   "Run a package's benchmarks under several GOGC and GOMEMLIMIT settings and compare them",
+		Long:    longHelp("bench"),
+		Example: examples("bench"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cf.validate(); err != nil {
 				return err
@@ -74,8 +59,8 @@ test binary (a file ending in .test) is run in --dir instead. Flags after
 }
 
 func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *reportFlags) error {
-	ctx, stop := interruptible()
-	defer stop()
+	// Ctrl-C cancels the context: collect stops the program and the runs.
+	ctx := cmd.Context()
 	pr := e.status("bench", 0)
 	spec.Progress = func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }
 	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork())

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
@@ -44,18 +43,8 @@ func newDemoCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Diagnose and fix a built-in server that allocates 10 MB per request",
-		Long: `Runs a small HTTP server whose handler allocates a fresh 10 MB buffer per
-request and loads it over loopback with a bounded built-in load generator.
-It collects what gcdoctor doctor reads (the server's gctrace, RSS, an
-allocation profile and an execution trace, plus the source checks and
-escape analysis of the demo's code when its source is on this machine)
-into a bundle, prints the whole diagnosis and writes it as report.html.
-Then it runs the same server with the fix (the buffers reused through a
-sync.Pool) under the same load and compares the two over several rounds,
-with benchstat's statistics: requests per second, latency, GC cycles, GC
-CPU and allocation. Every number is measured on this machine during the
-run; gcdoctor doctor DIR/problem repeats the diagnosis from the bundle.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("demo"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
@@ -104,7 +93,7 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 		r, err := tour.RunVariant(cmd.Context(), tour.Spec{Variant: v, Server: []string{self, demoServerCmd},
 			Command: []string{"gcdoctor", demoServerCmd}, Requests: requests, Concurrency: concurrency, Rounds: rounds,
 			Dir: dirs[v], ToolVersion: version(), Progress: prog.Say,
-			Recheck: demoRecheck(tool, outDir, dirs[demo.Problem], dirs[demo.Fixed])})
+			Recheck: tour.Recheck(tool, outDir, dirs[demo.Problem], dirs[demo.Fixed])})
 		prog.Done()
 		if err != nil {
 			return fmt.Errorf("demo: %v", err)
@@ -132,27 +121,4 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 	q := diagnose.ShellQuote
 	return report.Paragraph(out, "  ", fmt.Sprintf("%s doctor %s repeats the diagnosis from the bundle; %s diff %s %s compares the two runs.",
 		tool, q(runs[0].Bundle), tool, q(runs[0].Bundle), q(runs[1].Bundle)), rf.width)
-}
-
-// demoRecheck returns the check commands of a demo's evidence. The demo
-// server waits for load that only the demo gives it, so it is never rerun
-// on its own: with the bundles of both servers of one demo (problem and
-// fixed, under the same load), a finding is checked on the fixed server's
-// evidence; without them (problem is ""), by running the demo again. out
-// is the demo's --out directory.
-func demoRecheck(tool, out, problem, fixed string) diagnose.Recheck {
-	q := diagnose.ShellQuote
-	if out == "." || out == "" {
-		out = "gcdoctor-demo"
-	}
-	rc := diagnose.Recheck{Tool: tool, Rerun: tool + " demo --out " + q(out+"-tuned")}
-	if problem == "" {
-		again := tool + " demo --out " + q(out+"-again")
-		rc.GCTrace, rc.Heap, rc.Trace = again, again, again
-		return rc
-	}
-	rc.GCTrace = tool + " diff " + q(problem) + " " + q(fixed)
-	rc.Heap = tool + " heap " + q(filepath.Join(fixed, bundle.AllocsFile))
-	rc.Trace = tool + " trace " + q(filepath.Join(fixed, bundle.TraceFile))
-	return rc
 }

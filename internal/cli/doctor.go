@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/collect"
 	"github.com/gcdoctor/gcdoctor/evidence"
 )
@@ -22,19 +18,10 @@ func newDoctorCmd(e *env) *cobra.Command {
 	var dir, out, budget, goal string
 	var seconds int
 	cmd := &cobra.Command{
-		Use:   "doctor BUNDLE | URL | -- CMD [ARGS...]",
-		Short: "One diagnosis from all the evidence there is, and what to do first",
-		Long: `Runs every analyzer that has evidence and joins them into one diagnosis:
-the gctrace of a run, the allocation profile with escape analysis, the
-execution trace. It ends with what to do first: at most five actions,
-ordered by urgency, each with its evidence and how to verify it.
-
-The evidence comes from a bundle (a directory or .tar.gz written by
-gcdoctor run or attach), from a running program's /debug/pprof (URL: it is
-attached first), or from running a program (-- CMD).`,
-		Example: `  gcdoctor doctor incident-42/
-  gcdoctor doctor --source ./... localhost:6060
-  gcdoctor doctor -- ./batchjob -input data.csv`,
+		Use:     "doctor BUNDLE | URL | -- CMD [ARGS...]",
+		Short:   "One diagnosis from all the evidence there is, and what to do first",
+		Long:    longHelp("doctor"),
+		Example: examples("doctor"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
@@ -89,31 +76,8 @@ func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seco
 	switch {
 	case cmd.ArgsLenAtDash() == 0:
 		// A program to run: collect into a bundle, then read it.
-		kept := out != ""
-		if !kept {
-			tmp, err := os.MkdirTemp("", "gcdoctor-doctor-")
-			if err != nil {
-				return nil, 0, err
-			}
-			defer os.RemoveAll(tmp) // made here, holding only what this run wrote
-			out = filepath.Join(tmp, "bundle")
-		}
-		bw, err := bundle.Create(out)
-		if err != nil {
-			return nil, 0, err
-		}
-		res, err := collect.Run(context.Background(), collect.Spec{Path: args[0], Args: args[1:], Stdin: e.stdin,
-			Stdout: cmd.OutOrStdout(), Stderr: e.stderr, Out: bw, Signals: true, ToolVersion: version()})
-		if res == nil {
-			return nil, 0, err
-		}
-		res.Cleanup()
-		set, err := evidence.LoadBundle(ctx, out, opt)
-		if err == nil && !kept {
-			// Removed on return: no command may name it.
-			set.Input.Bundle = ""
-		}
-		return set, res.ExitCode, err
+		return evidence.Run(ctx, collect.Spec{Path: args[0], Args: args[1:], Stdin: e.stdin,
+			Stdout: cmd.OutOrStdout(), Stderr: e.stderr, Signals: true, ToolVersion: version()}, out, opt)
 	case len(args) == 1 && collect.IsURL(args[0]):
 		if out == "" {
 			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")

@@ -3,18 +3,15 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
-	"github.com/gcdoctor/gcdoctor/internal/demo"
+	"github.com/gcdoctor/gcdoctor/internal/demo/tour"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
@@ -83,24 +80,11 @@ func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags
 }
 
 // recheck tells the diagnosis how the commands it prints start gcdoctor,
-// and how a demo server's evidence is collected again: the server needs
-// the demo's load, which only gcdoctor demo gives it.
+// and how a demo server's evidence is collected again (see tour.ForBundle).
 func (e *env) recheck(in *diagnose.Input) {
-	rc := &in.Recheck
-	rc.Tool = e.tool()
-	if in.Run != nil && in.Bundle != "" && slices.Contains(in.Run.Command, demoServerCmd) {
-		problem := filepath.Clean(in.Bundle)
-		out := filepath.Dir(problem)
-		fixed := filepath.Join(out, string(demo.Fixed))
-		if filepath.Base(problem) != string(demo.Problem) || !bundle.IsBundle(fixed) {
-			// Not one demo's pair of bundles: run a new demo.
-			out, problem, fixed = "", "", ""
-		}
-		*rc = demoRecheck(rc.Tool, out, problem, fixed)
-		// An older demo kept no trace of the fixed server.
-		if fixed != "" && !regular(filepath.Join(fixed, bundle.TraceFile)) {
-			rc.Trace = demoRecheck(rc.Tool, out, "", "").Trace
-		}
+	in.Recheck.Tool = e.tool()
+	if in.Run != nil && slices.Contains(in.Run.Command, demoServerCmd) {
+		in.Recheck = tour.ForBundle(in.Recheck.Tool, in.Bundle)
 	}
 }
 
@@ -155,10 +139,4 @@ func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
 		tr.Budget, tr.BudgetSource = b, "--budget"
 	}
 	return tr, nil
-}
-
-// regular reports whether path is a regular file.
-func regular(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular()
 }

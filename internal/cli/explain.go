@@ -14,16 +14,11 @@ func newExplainCmd(e *env) *cobra.Command {
 	var format, color string
 	var width int
 	cmd := &cobra.Command{
-		Use:   "explain [RULE-ID]",
-		Short: "Explain a rule: why it matters, how it is detected, what to do",
-		Long: `Prints the documentation of a rule, or lists every rule when no ID is given.
-The documentation is Markdown (as in the rule catalogue): on a terminal it is
-shown as text, headings underlined and bold and code without their markup;
-written to a file or a pipe it stays Markdown. --format chooses.`,
-		Example: `  gcdoctor explain
-  gcdoctor explain gc-cpu-high
-  gcdoctor explain --format markdown timeafterloop > timeafterloop.md`,
-		Args: cobra.MaximumNArgs(1),
+		Use:     "explain [RULE-ID]",
+		Short:   "Explain a rule: why it matters, how it is detected, what to do",
+		Long:    longHelp("explain"),
+		Example: examples("explain"),
+		Args:    cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			var ids []string
 			for _, r := range diagnose.Rules() {

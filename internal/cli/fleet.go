@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,30 +29,11 @@ func newFleetCmd(e *env) *cobra.Command {
 	var top, drill, parallel, seconds int
 	var drillTimeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "fleet --prometheus URL [--match SELECTOR] [--range 1h] [--top N]",
-		Short: "The GC of every Go service Prometheus scrapes: cost per job and instance, findings, tuning",
-		Long: `Reads the Go collector's metrics of every service a Prometheus server (or
-Thanos, Mimir, VictoriaMetrics: the same HTTP API) scrapes, with a fixed
-number of aggregated PromQL queries however many instances there are, and
-reports per instance and per job: GC CPU in cores and as a share of the
-process's CPU, GC cycles per second, pause p99 and maximum, allocation rate,
-live heap against its goal and GOMEMLIMIT, RSS, and the GOGC, GOMEMLIMIT and
-GOMAXPROCS in force. It judges them with the single-process rules
-(gc-cpu-high, memlimit-death-spiral, live-heap-growth, rss-over-heap, ...),
-each figure with the PromQL that gives it, ranks the fleet's GC cores by job
-and instance, and says what a GOGC/GOMEMLIMIT setting per job would save.
-
-What an instance does not export (the runtime metrics, an old client_golang)
-is said per instance; its GC CPU and live heap are then estimated and marked.
-
---drill N diagnoses the N costliest instances one by one as gcdoctor doctor
-URL does, from their /debug/pprof, found through /api/v1/targets (--pprof-port
-when pprof listens on another port than the metrics).`,
-		Example: `  gcdoctor fleet --prometheus http://prometheus:9090
-  gcdoctor fleet --prometheus http://prometheus:9090 --match 'job=~"api.*"' --range 6h --top 20
-  gcdoctor fleet --prometheus http://prometheus:9090 --budget 2GiB --format html -o fleet.html
-  gcdoctor fleet --prometheus http://prometheus:9090 --drill 3 --pprof-port 6060`,
-		Args: cobra.NoArgs,
+		Use:     "fleet --prometheus URL [--match SELECTOR] [--range 1h] [--top N]",
+		Short:   "The GC of every Go service Prometheus scrapes: cost per job and instance, findings, tuning",
+		Long:    longHelp("fleet"),
+		Example: examples("fleet"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
@@ -66,29 +46,26 @@ when pprof listens on another port than the metrics).`,
 				return &usageError{fmt.Errorf("--range %q: want a duration between %s and %s, such as 1h", rangeFlag, fleet.RangeString(fleet.MinRange), fleet.RangeString(fleet.MaxRange))}
 			}
 			o.Range = time.Duration(d)
-			if o.End, err = parseEnd(endFlag); err != nil {
-				return &usageError{err}
+			if o.End, err = fleet.ParseEnd(endFlag); err != nil {
+				return &usageError{fmt.Errorf("--end %v", err)}
 			}
 			if budget != "" {
 				if o.Budget, err = pacer.ParseSize(budget); err != nil || o.Budget <= 0 {
 					return &usageError{fmt.Errorf("--budget %q: want a positive size such as 2GiB", budget)}
 				}
 			}
-			switch {
-			case top < 1 || top > maxTop:
+			if top < 1 || top > maxTop {
 				return &usageError{fmt.Errorf("--top must be between 1 and %d", maxTop)}
-			case o.MaxInstances < 1 || o.MaxInstances > fleet.MaxInstancesLimit:
-				return &usageError{fmt.Errorf("--max-instances must be between 1 and %d", fleet.MaxInstancesLimit)}
-			case drill < 0 || drill > fleet.MaxDrill:
-				return &usageError{fmt.Errorf("--drill must be between 0 and %d", fleet.MaxDrill)}
-			case parallel < 1 || parallel > fleet.MaxDrillParallel:
-				return &usageError{fmt.Errorf("--drill-parallel must be between 1 and %d", fleet.MaxDrillParallel)}
-			case drillTimeout <= 0 || drillTimeout > time.Hour:
-				return &usageError{errors.New("--drill-timeout must be positive and at most 1h")}
-			case seconds < 0 || seconds > collect.MaxTraceSeconds:
+			}
+			do := fleet.DrillOptions{Top: drill, Parallel: parallel, Timeout: drillTimeout, Dir: out}
+			if err := o.Check(); err != nil {
+				return &usageError{err}
+			}
+			if err := do.Check(); err != nil {
+				return &usageError{err}
+			}
+			if seconds < 0 || seconds > collect.MaxTraceSeconds {
 				return &usageError{fmt.Errorf("--seconds must be between 0 and %d", collect.MaxTraceSeconds)}
-			case o.QueryTimeout <= 0 || o.QueryTimeout > 10*time.Minute:
-				return &usageError{errors.New("--timeout must be positive and at most 10m")}
 			}
 			pm, err := fleet.ParsePorts(ports)
 			if err != nil {
@@ -106,10 +83,11 @@ when pprof listens on another port than the metrics).`,
 				return &exitError{code: ExitError, err: err}
 			}
 			if drill > 0 {
-				if out == "" {
-					out = "gcdoctor-fleet-" + time.Now().Format("20060102-150405")
+				if do.Dir == "" {
+					do.Dir = "gcdoctor-fleet-" + time.Now().Format("20060102-150405")
 				}
-				if r.Drill, err = e.drill(ctx, r, o, fleet.DrillOptions{Top: drill, Ports: pm, Parallel: parallel, Timeout: drillTimeout, Dir: out}, seconds); err != nil {
+				do.Ports = pm
+				if r.Drill, err = e.drill(ctx, r, o, do, seconds); err != nil {
 					e.sayf("drill-down: %v\n", err)
 				}
 			}
@@ -136,20 +114,6 @@ when pprof listens on another port than the metrics).`,
 	cmd.Flags().StringVar(&out, "out", "", "directory for the drilled instances' evidence (default gcdoctor-fleet-TIME)")
 	registerFormats(&rf, cmd, report.FleetFormats, true)
 	return cmd
-}
-
-// parseEnd reads --end: RFC 3339 or Unix seconds; zero for now.
-func parseEnd(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && f > 0 && f < 1e11 {
-		return time.UnixMilli(int64(f * 1000)), nil
-	}
-	return time.Time{}, fmt.Errorf("--end %q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix seconds", s)
 }
 
 // drill diagnoses the costliest instances as doctor URL does, with a
@@ -194,26 +158,8 @@ func fleetFailOn(r *fleet.Report, f *reportFlags) error {
 		return nil
 	}
 	limit, _ := diagnose.ParseSeverity(f.failOn)
-	seen := map[string]bool{}
-	var ids []string
-	n := 0
-	for _, in := range r.Instances {
-		hit := false
-		for _, fd := range in.Findings {
-			if fd.Severity >= limit {
-				hit = true
-				if !seen[fd.ID] {
-					seen[fd.ID] = true
-					ids = append(ids, fd.ID)
-				}
-			}
-		}
-		if hit {
-			n++
-		}
+	if n, ids := r.Severe(limit); n > 0 {
+		return &exitError{code: ExitFailOn, err: fmt.Errorf("findings at or above %s on %s: %s", limit, plural.Count(n, "instance", "instances"), strings.Join(ids, ", "))}
 	}
-	if n == 0 {
-		return nil
-	}
-	return &exitError{code: ExitFailOn, err: fmt.Errorf("findings at or above %s on %s: %s", limit, plural.Count(n, "instance", "instances"), strings.Join(ids, ", "))}
+	return nil
 }

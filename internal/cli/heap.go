@@ -17,22 +17,11 @@ func newHeapCmd(e *env) *cobra.Command {
 	var ops int64
 	var user []string
 	cmd := &cobra.Command{
-		Use:   "heap PROFILE|BUNDLE",
-		Short: "Find the lines that allocate the garbage, and why they allocate",
-		Long: `Reads a heap or allocs profile (gzip protobuf as written by runtime/pprof,
-go test -memprofile or /debug/pprof/heap, or the text of ?debug=1) and ranks
-the allocation sites by bytes allocated, each charged to the first line of
-your own code on its stack: io.Copy's hidden buffer is charged to the line
-that called io.Copy, append's growth to the append. With --source, the
-compiler's escape analysis says why each site's values live on the heap.
-Each hot site is then diagnosed: large per-request buffers, io.Copy
-buffers, slice and map growth, string concatenation, conversions, fmt, and
-values too large for the stack.`,
-		Example: `  go test -run '^$' -bench . -memprofile mem.out ./pkg && gcdoctor heap mem.out
-  curl -s localhost:6060/debug/pprof/allocs > allocs.pb.gz
-  gcdoctor heap --source ./... allocs.pb.gz
-  gcdoctor heap --json allocs.pb.gz | jq '.sites[0]'`,
-		Args: cobra.ExactArgs(1),
+		Use:     "heap PROFILE|BUNDLE",
+		Short:   "Find the lines that allocate the garbage, and why they allocate",
+		Long:    longHelp("heap"),
+		Example: examples("heap"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err

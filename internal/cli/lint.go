@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
@@ -26,27 +25,10 @@ type lintFlags struct {
 func newLintCmd(e *env) *cobra.Command {
 	var f lintFlags
 	cmd := &cobra.Command{
-		Use:   "lint [PATTERNS]",
-		Short: "Find code that makes garbage: the GC anti-patterns, with fixes",
-		Long: `Checks Go packages (default ./...) for code patterns that make the garbage
-collector work: time.After in select loops, append and map growth in loops
-of known length, string += in loops, large buffers per request, io.Copy's
-hidden buffer, unbounded goroutines per item, sync.Pool.Put of non-pointers,
-runtime.GC on hot paths, values too large for the stack, fmt for simple
-conversions, and regexps compiled per call. Advice follows each file's Go
-version. --fix applies the fixes that are mechanical, to the files of the
-main module only.
-
-Like go vet and staticcheck, lint exits with status 1 when it reports a
-finding (with --fix, a finding it did not fix). With --fail-on SEVERITY only
-findings at least that severe fail the run, with status 3.
-
-Flags take one dash or two: -json is --json.
-
-The same checks run under go vet: go vet -vettool=$(command -v gcdoctor-vet).`,
-		Example: `  gcdoctor lint ./...
-  gcdoctor lint --fix ./internal/...
-  gcdoctor lint --format sarif -o gcdoctor.sarif ./...`,
+		Use:     "lint [PATTERNS]",
+		Short:   "Find code that makes garbage: the GC anti-patterns, with fixes",
+		Long:    longHelp("lint"),
+		Example: examples("lint"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.runLint(cmd, args, &f)
 		},
@@ -123,32 +105,13 @@ func lintExit(res *lint.Result, fixErr error, failOn string) error {
 	if fixErr != nil {
 		return fixErr
 	}
-	var left []lint.Diagnostic
-	for _, d := range res.Diagnostics {
-		if !d.Fixed {
-			left = append(left, d)
-		}
-	}
-	if failOn != "" {
-		limit, _ := diagnose.ParseSeverity(failOn) // checked by validate
-		var over []string
-		for _, d := range left {
-			sev, err := diagnose.ParseSeverity(d.Severity)
-			if err != nil {
-				sev = diagnose.Warning
-			}
-			if sev >= limit {
-				over = append(over, d.Rule)
-			}
-		}
-		if len(over) > 0 {
-			return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural.Count(len(over), "finding", "findings"), limit)}
-		}
-	}
-	if len(res.Broken) > 0 {
+	left, over := res.Left(failOn)
+	switch {
+	case failOn != "" && over > 0:
+		return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural.Count(over, "finding", "findings"), failOn)}
+	case len(res.Broken) > 0:
 		return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
-	}
-	if failOn == "" && len(left) > 0 {
+	case failOn == "" && len(left) > 0:
 		return &exitError{code: ExitError, err: errors.New(plural.Count(len(left), "finding", "findings"))}
 	}
 	return nil

@@ -58,7 +58,7 @@ type env struct {
 	// ctx is cancelled on Ctrl-C; nil in tests.
 	ctx context.Context
 	// self returns how a shell starts this gcdoctor, for the commands it
-	// prints (see selfCommand); nil means "gcdoctor".
+	// prints (see release.Command); nil means "gcdoctor".
 	self func() string
 }
 
@@ -68,7 +68,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := interrupts()
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, ctx: ctx,
-		self: sync.OnceValue(func() string { return selfCommand(currentProcess()) })}
+		self: sync.OnceValue(func() string { return release.Command(release.Current()) })}
 	return e.run(args)
 }
 
@@ -216,4 +216,12 @@ func dashArgs(root *cobra.Command, args []string) []string {
 // terminal (see internal/terminal).
 func (e *env) sayf(format string, args ...any) {
 	fmt.Fprintf(e.stderr, "gcdoctor: %s", terminal.Escape(strings.TrimSuffix(fmt.Sprintf(format, args...), "\n"))+"\n")
+}
+
+// tool returns how the commands gcdoctor prints start gcdoctor.
+func (e *env) tool() string {
+	if e.self == nil {
+		return "gcdoctor"
+	}
+	return e.self()
 }

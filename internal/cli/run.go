@@ -20,26 +20,11 @@ func newRunCmd(e *env) *cobra.Command {
 	var out string
 	var every time.Duration
 	cmd := &cobra.Command{
-		Use:   "run [flags] -- CMD [ARGS...]",
-		Short: "Run a program with GODEBUG=gctrace=1 and diagnose its GC when it exits",
-		Long: `Runs CMD with gctrace=1 added to its GODEBUG, passes its output through,
-samples its resident memory, and when it exits prints the diagnosis of its
-garbage collector. gcdoctor exits with the program's exit status (3 instead
-of 0 when --fail-on is crossed).
-
-SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to the program, which runs
-in its own process group; when gcdoctor's standard input is a terminal the
-program reads /dev/null instead. With --out the evidence (gctrace.log,
-rss.csv and meta.json) is kept as a bundle directory for later analysis.
-
-When CMD is the go command, its compiler and linker run under gcdoctor
-(through -toolexec in GOFLAGS) so that their gctrace lines are measured
-without entering the build cache, and go test runs with -count=1, since a
-cached test result has no GC to measure.`,
-		Example: `  gcdoctor run -- ./server -addr :8080
-  gcdoctor run --out evidence/ -- go test -run '^$' -bench . ./pkg
-  GOGC=400 gcdoctor run -- go build -a std`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "run [flags] -- CMD [ARGS...]",
+		Short:   "Run a program with GODEBUG=gctrace=1 and diagnose its GC when it exits",
+		Long:    longHelp("run"),
+		Example: examples("run"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err

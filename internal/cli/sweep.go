@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,24 +18,11 @@ func newSweepCmd(e *env) *cobra.Command {
 	var gogcs, limits []string
 	var count int
 	cmd := &cobra.Command{
-		Use:   "sweep --gogc A,B,... [flags] -- CMD [ARGS...]",
-		Short: "Run a program under several GOGC and GOMEMLIMIT settings and compare them",
-		Long: `Runs CMD --count times under each setting, the settings interleaved so that
-a drift of the machine affects them alike, and compares the settings: the
-median of each figure with its 95% confidence interval, and the change from
-the first setting (the baseline) with the p-value of a Mann-Whitney U test,
-"~" when it cannot be told from noise. The figures are the wall time, the
-CPU time, the peak RSS, and from each run's gctrace the GC count, GC CPU,
-p99 pause and peak heap. Beside them are the predictions of the pacer model
-(as 'gcdoctor whatif' makes them) fitted from the first baseline run, to
-show how far the model can be trusted for this program.
-
-Every --gogc is combined with every --memlimit. The program's output is
-discarded; it must exit with status 0 every time, and should do the same
-work in every run.`,
-		Example: `  gcdoctor sweep --gogc 50,100,200 -- ./batchjob -in data.csv
-  gcdoctor sweep --gogc 100,off --memlimit 512MiB --count 8 -- ./server -selftest`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "sweep --gogc A,B,... [flags] -- CMD [ARGS...]",
+		Short:   "Run a program under several GOGC and GOMEMLIMIT settings and compare them",
+		Long:    longHelp("sweep"),
+		Example: examples("sweep"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := cf.validate(); err != nil {
 				return err
@@ -70,29 +53,31 @@ const maxCount = 100
 
 // parseSettings combines every --gogc with every --memlimit.
 func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
+	return parseSettingsOf(gogcs, limits, "--gogc", "--memlimit")
+}
+
+// parseSettingsOf is parseSettings for a command whose flags have other
+// names.
+func parseSettingsOf(gogcs, limits []string, gogcFlag, limitFlag string) ([]pacer.Setting, error) {
+	if len(gogcs) == 0 {
+		return nil, &usageError{fmt.Errorf("%s: give at least one value", gogcFlag)}
+	}
 	s, err := pacer.ParseSettings(gogcs, limits)
 	var se *pacer.SettingError
 	switch {
 	case errors.As(err, &se) && se.Name == "GOGC":
-		return nil, &usageError{fmt.Errorf("--gogc %s: %v", se.Value, se.Err)}
+		return nil, &usageError{fmt.Errorf("%s %s: %v", gogcFlag, se.Value, se.Err)}
 	case errors.As(err, &se):
-		return nil, &usageError{fmt.Errorf("--memlimit %s: %v", se.Value, se.Err)}
+		return nil, &usageError{fmt.Errorf("%s %s: %v", limitFlag, se.Value, se.Err)}
 	case err != nil:
 		return nil, &usageError{err}
 	}
 	return s, nil
 }
 
-// interruptible returns a context cancelled by SIGINT or SIGTERM, so that
-// Ctrl-C stops the program under test (collect sends it SIGTERM) and the
-// sweep.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *reportFlags) error {
-	ctx, stop := interruptible()
-	defer stop()
+	// Ctrl-C cancels the context: collect stops the program and the runs.
+	ctx := cmd.Context()
 	pr := e.status("sweep", 0)
 	runs := compare.NewSweepRuns(args, settings)
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{

@@ -15,19 +15,11 @@ func newTraceCmd(e *env) *cobra.Command {
 	var rf reportFlags
 	var df diagFlags
 	cmd := &cobra.Command{
-		Use:   "trace TRACE",
-		Short: "Diagnose a runtime execution trace: GC pauses, MMU, goroutine groups",
-		Long: `Reads a runtime execution trace (Go 1.22+: runtime/trace, go test -trace,
-/debug/pprof/trace, or a runtime/trace.FlightRecorder snapshot) in one
-streaming pass and reports GC cycles and every stop-the-world with its
-reason, GC CPU and who paid the assists, the minimum mutator utilization
-from 1 ms to 1 s, and goroutines grouped by start function: how long they
-ran, waited for a CPU, sat in syscalls or were blocked, and how fast they
-were created. Findings cover goroutine explosions, worker pools too large or
-too small for their work, and long stops.`,
-		Example: `  go test -run '^$' -bench . -trace trace.out ./pkg && gcdoctor trace trace.out
-  curl -so trace.out 'localhost:6060/debug/pprof/trace?seconds=5' && gcdoctor trace trace.out`,
-		Args: cobra.ExactArgs(1),
+		Use:     "trace TRACE",
+		Short:   "Diagnose a runtime execution trace: GC pauses, MMU, goroutine groups",
+		Long:    longHelp("trace"),
+		Example: examples("trace"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
@@ -73,9 +65,8 @@ what too many workers cause. The derivation is at
 ` + report.DocsURL + `workers.md.
 
 Without --group, the busiest group of the program's goroutines is sized.`,
-		Example: `  gcdoctor workers trace.out
-  gcdoctor workers --group main.worker --utilization 0.8 trace.out`,
-		Args: cobra.ExactArgs(1),
+		Example: examples("workers"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err

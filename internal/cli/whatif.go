@@ -45,66 +45,20 @@ func (f *whatifFlags) deprecatedAliases(cmd *cobra.Command, w io.Writer) error {
 	return nil
 }
 
-// checkSettings checks the values to predict, naming whatif's flags in
-// the error: parseSettings names sweep's.
-func (f *whatifFlags) checkSettings() error {
-	for _, g := range f.gogcs {
-		if _, err := pacer.ParseGOGC(g); err != nil {
-			return &usageError{fmt.Errorf("--predict-gogc %s: %v", g, err)}
-		}
-	}
-	for _, l := range f.limits {
-		if _, err := pacer.ParseMemoryLimit(l); err != nil {
-			return &usageError{fmt.Errorf("--predict-memlimit %s: %v", l, err)}
-		}
-	}
-	if len(f.gogcs) == 0 {
-		return &usageError{fmt.Errorf("--predict-gogc: give at least one value")}
-	}
-	return nil
-}
-
 func newWhatIfCmd(e *env) *cobra.Command {
 	var rf reportFlags
 	var f whatifFlags
 	cmd := &cobra.Command{
-		Use:   "whatif LOG|BUNDLE",
-		Short: "Predict what other GOGC and GOMEMLIMIT settings would do, from one gctrace log",
-		Long: `Fits a model of the program's GC to one process of a gctrace log (its live
-heap, allocation rate, cost per cycle, and where its pacer triggers) and
-predicts, for the same work, the GC cycles, GC CPU, peak heap and risk of a
-death spiral under each GOGC and GOMEMLIMIT asked for (--predict-gogc,
---predict-memlimit). With --budget (or the cgroup memory limit a bundle
-recorded) it also recommends a setting.
-
-The model needs the setting the log was recorded with: --current-gogc and
---current-memlimit, which a bundle records (they are what --gogc means in
-gctrace and doctor). Beside the predictions it shows what the log itself
-measured and the model's replay of that setting: when the two disagree,
-the program was not paced as that setting paces it, and the ranges are
-withheld. A range the fit is too weak to give is shown as ±?.
-
-A log of many processes (a go build or go test log) is modelled on its
-busiest process, the one with the most GC CPU time; the report names it,
-lists the other busy ones, and --segment N models another.
-
-Sizes take binary units as GOMEMLIMIT does: B, KiB, MiB, GiB or TiB, and
-a fraction such as 1.5GiB. The runtime itself takes whole numbers only, so
-every setting gcdoctor prints or passes on is written that way (1536MiB).`,
-		Example: `  gcdoctor whatif gc.log
-  gcdoctor whatif --predict-gogc 50,100,200,400,800,off --predict-memlimit 48MiB gc.log
-  gcdoctor whatif --current-gogc 200 --predict-gogc 400,800 gc.log
-  gcdoctor whatif --segment 3 build.log
-  gcdoctor whatif --budget 2GiB --goal cpu evidence/`,
-		Args: cobra.ExactArgs(1),
+		Use:     "whatif LOG|BUNDLE",
+		Short:   "Predict what other GOGC and GOMEMLIMIT settings would do, from one gctrace log",
+		Long:    longHelp("whatif"),
+		Example: examples("whatif"),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
 			}
 			if err := f.deprecatedAliases(cmd, e.stderr); err != nil {
-				return err
-			}
-			if err := f.checkSettings(); err != nil {
 				return err
 			}
 			return e.runWhatIf(cmd, args[0], f.gogcs, f.limits, f.current, f.currentLimit, f.budget, f.goal, f.goVersion, f.segment, &rf)
@@ -131,7 +85,7 @@ every setting gcdoctor prints or passes on is written that way (1536MiB).`,
 }
 
 func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string, current, currentLimit, budget, goal, goVersion string, segIndex int, rf *reportFlags) error {
-	settings, err := parseSettings(gogcs, limits)
+	settings, err := parseSettingsOf(gogcs, limits, "--predict-gogc", "--predict-memlimit")
 	if err != nil {
 		return err
 	}

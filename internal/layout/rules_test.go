@@ -259,3 +259,25 @@ func declaredFuncs(t *tree) map[string]map[string]bool {
 	}
 	return m
 }
+
+// countCommands counts the commands the files under dir define: composite
+// literals of cobra.Command.
+func countCommands(t *tree, dir string) int {
+	n := 0
+	for _, f := range t.files {
+		if !f.under(dir) {
+			continue
+		}
+		ast.Inspect(f.ast, func(node ast.Node) bool {
+			if lit, ok := node.(*ast.CompositeLit); ok {
+				if sel, ok := lit.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Command" {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "cobra" {
+						n++
+					}
+				}
+			}
+			return true
+		})
+	}
+	return n
+}

@@ -445,3 +445,44 @@ func ClearBundle(dir string) error {
 	}
 	return os.Remove(dir)
 }
+
+// Recheck returns the check commands of a demo's evidence. The demo
+// server waits for load that only the demo gives it, so it is never rerun
+// on its own: with the bundles of both servers of one demo (problem and
+// fixed, under the same load), a finding is checked on the fixed server's
+// evidence; without them (problem is ""), by running the demo again. out
+// is the demo's --out directory.
+func Recheck(tool, out, problem, fixed string) diagnose.Recheck {
+	q := diagnose.ShellQuote
+	if out == "." || out == "" {
+		out = "gcdoctor-demo"
+	}
+	rc := diagnose.Recheck{Tool: tool, Rerun: tool + " demo --out " + q(out+"-tuned")}
+	if problem == "" {
+		again := tool + " demo --out " + q(out+"-again")
+		rc.GCTrace, rc.Heap, rc.Trace = again, again, again
+		return rc
+	}
+	rc.GCTrace = tool + " diff " + q(problem) + " " + q(fixed)
+	rc.Heap = tool + " heap " + q(filepath.Join(fixed, bundle.AllocsFile))
+	rc.Trace = tool + " trace " + q(filepath.Join(fixed, bundle.TraceFile))
+	return rc
+}
+
+// ForBundle is Recheck for a bundle of a demo server read again later:
+// checked against its fixed twin when the bundle is a demo's problem
+// bundle beside one, by running the demo again otherwise.
+func ForBundle(tool, path string) diagnose.Recheck {
+	problem := filepath.Clean(path)
+	out := filepath.Dir(problem)
+	fixed := filepath.Join(out, string(demo.Fixed))
+	if path == "" || filepath.Base(problem) != string(demo.Problem) || !bundle.IsBundle(fixed) {
+		return Recheck(tool, "", "", "")
+	}
+	rc := Recheck(tool, out, problem, fixed)
+	// An older demo kept no trace of the fixed server.
+	if st, err := os.Stat(filepath.Join(fixed, bundle.TraceFile)); err != nil || !st.Mode().IsRegular() {
+		rc.Trace = Recheck(tool, out, "", "").Trace
+	}
+	return rc
+}

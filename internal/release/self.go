@@ -1,4 +1,4 @@
-package cli
+package release
 
 import (
 	"os"
@@ -13,9 +13,9 @@ import (
 	"github.com/gcdoctor/gcdoctor/diagnose"
 )
 
-// selfProcess is what selfCommand learns from the running process; tests
-// fill it by hand.
-type selfProcess struct {
+// Process is what Command learns from the running process; tests fill it
+// by hand.
+type Process struct {
 	exe      string // the running executable, symbolic links resolved; "" unknown
 	gocache  string // the go command's build cache, where go run keeps its binaries
 	cwd      string // the working directory; "" unknown
@@ -25,8 +25,9 @@ type selfProcess struct {
 	version  string // its module version: "(devel)" for a build from a clone
 }
 
-func currentProcess() selfProcess {
-	var p selfProcess
+// Current describes the running process.
+func Current() Process {
+	var p Process
 	if exe, err := os.Executable(); err == nil {
 		if r, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = r
@@ -54,14 +55,14 @@ func currentProcess() selfProcess {
 	return p
 }
 
-// selfCommand returns how a shell in the current directory starts this
+// Command returns how a shell in the current directory starts this
 // gcdoctor, for the commands gcdoctor prints: "gcdoctor" when that is what
 // the PATH finds, the executable's path otherwise. A binary of go run lives
 // in a temporary directory that is gone once it exits, so it is named by
 // the go run command that builds it again: "go run ./cmd/gcdoctor" from the
 // root of a clone, the package's import path elsewhere in it, and the
 // module version (or @latest) outside it.
-func selfCommand(p selfProcess) string {
+func Command(p Process) string {
 	if p.exe == "" {
 		return "gcdoctor"
 	}
@@ -95,7 +96,7 @@ func selfCommand(p selfProcess) string {
 // goRunBinary reports whether the executable was built by go run, which
 // keeps it in the build cache, or links it into $GOTMPDIR/go-build*/…/exe/
 // and removes the directory when it exits.
-func (p *selfProcess) goRunBinary() bool {
+func (p *Process) goRunBinary() bool {
 	if p.gocache != "" {
 		if rel, err := filepath.Rel(p.gocache, p.exe); err == nil && filepath.IsLocal(rel) {
 			return true
@@ -131,12 +132,4 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
-}
-
-// tool returns how the commands gcdoctor prints start gcdoctor.
-func (e *env) tool() string {
-	if e.self == nil {
-		return "gcdoctor"
-	}
-	return e.self()
 }
