@@ -29,7 +29,10 @@ type CrossCheck struct {
 
 // crossCheck compares the trace with the gctrace process that has the most
 // cycles with timestamps.
-func crossCheck(log *gctrace.Log, te *TraceEvidence) []CrossCheck {
+// runEnd is when the process ended, in seconds since it started (a run's
+// wall time), 0 when unknown: a process that ran on after its last cycle
+// has windows without cycles, which the trace may have caught.
+func crossCheck(log *gctrace.Log, te *TraceEvidence, runEnd float64) []CrossCheck {
 	if log == nil || te == nil || te.Result == nil {
 		return nil
 	}
@@ -74,7 +77,10 @@ func crossCheck(log *gctrace.Log, te *TraceEvidence) []CrossCheck {
 	// some window of the gctrace as long as the trace must hold about as
 	// many, if the trace was taken while the gctrace was printed.
 	if d := r.Duration.Seconds(); d > 0 && len(seg.Cycles) >= 2 && !seg.CyclesTruncated {
-		lo, hi := windowCounts(seg.Cycles, d)
+		if len(log.Segments) > 1 {
+			runEnd = 0 // the run's end is not this process's
+		}
+		lo, hi := windowCounts(seg.Cycles, d, runEnd)
 		n := r.GC.Cycles
 		c := CrossCheck{What: "GC cycles in " + seconds(d), Trace: fmt.Sprintf("%d cycles", n),
 			GCTrace:    fmt.Sprintf("%d–%d cycles in any %s window (%s)", lo, hi, seconds(d), span(seg)),
@@ -93,8 +99,9 @@ func crossCheck(log *gctrace.Log, te *TraceEvidence) []CrossCheck {
 }
 
 // windowCounts returns the fewest and most cycles that start within any
-// window of d seconds lying wholly inside the span of the cycles.
-func windowCounts(cs []gctrace.Cycle, d float64) (lo, hi int) {
+// window of d seconds lying wholly inside the span of the cycles, or of
+// the process up to runEnd when that is later.
+func windowCounts(cs []gctrace.Cycle, d, runEnd float64) (lo, hi int) {
 	at := make([]float64, 0, len(cs))
 	for i := range cs {
 		if cs[i].HasAt {
@@ -102,6 +109,12 @@ func windowCounts(cs []gctrace.Cycle, d float64) (lo, hi int) {
 		}
 	}
 	sort.Float64s(at)
+	if len(at) > 0 && runEnd > at[len(at)-1]+d {
+		// Quiet after its last cycle for longer than the trace: a window
+		// with no cycle at all fits.
+		lo, hi = windowCounts(cs, d, 0)
+		return 0, hi
+	}
 	if len(at) == 0 || at[len(at)-1]-at[0] < d {
 		// The whole run is shorter than the trace: the trace can have
 		// no more cycles than the run, nor many fewer.

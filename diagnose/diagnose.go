@@ -248,7 +248,11 @@ func Diagnose(in *Input) *Diagnosis {
 	}
 	d.Tuning = tune(in.Log, in.Tune.complete(in))
 	ev.tuning = d.Tuning
-	d.CrossChecks = crossCheck(in.Log, in.Trace)
+	runEnd := 0.0
+	if in.Run != nil {
+		runEnd = in.Run.WallS
+	}
+	d.CrossChecks = crossCheck(in.Log, in.Trace, runEnd)
 	ev.crossChecks = d.CrossChecks
 	var found []Finding
 	for _, r := range rules {

@@ -97,6 +97,7 @@ var ruleCases = []ruleCase{
 
 	fires("evidence-mismatch", "assist run with a 1 P trace of another run", runIn("trace/assist-run", "trace/assist-1p.trace"), Warning, "GOMAXPROCS, trace", 1, 1),
 	quiet("evidence-mismatch", "assist run with its own trace", runIn("trace/assist-run", "trace/assist.trace")),
+	quiet("evidence-mismatch", "a server quiet after two cycles at start, traced while quiet", runIn("trace/quiet-run", "trace/quiet.trace")),
 
 	fires("forced-gc", "go1.26 scav, 11 of 48 cycles forced", logIn("gctrace/go1.26-scav.log", "go1.26.8"), Warning, "forced cycles", 11, 11),
 	fires("forced-gc", "go1.26 alloc, 3 of 57 cycles forced", logIn("gctrace/go1.26-alloc.log", "go1.26.8"), Info, "forced cycles", 3, 3),
