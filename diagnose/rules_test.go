@@ -112,6 +112,10 @@ var ruleCases = []ruleCase{
 
 	fires("goroutine-explosion", "a goroutine per item", traceIn("trace/explosion.trace"), Warning, "peak alive", 500, 700),
 	quiet("goroutine-explosion", "goroutines in batches of 8", traceIn("trace/explosion-fix.trace")),
+	fires("goroutine-explosion", "a goroutine per item of a few time slices, living through the trace", traceIn("trace/slices.trace"), Warning, "peak alive", 128, 128),
+	fires("goroutine-explosion", "a goroutine per item beside CPU hogs, living through the trace", runIn("host/slices-hogs", "host/slices-hogs/trace.out"), Warning, "peak alive", 128, 128),
+	quiet("goroutine-explosion", "the same items on 2 workers", traceIn("trace/slices-fix.trace")),
+	quiet("goroutine-explosion", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace")),
 
 	fires("heap-boxing", "a struct put in an any", heapIn("boxing"), Warning, "average size", 24, 24),
 	quiet("heap-boxing", "the struct kept concrete", heapIn("boxing-fix")),
@@ -188,6 +192,8 @@ var ruleCases = []ruleCase{
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace"), Warning, "workers", 64, 64),
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P beside CPU hogs", runIn("host/starved-hogs", "host/starved-hogs/trace.out"), Info, "CPU pressure over the run", 90, 100),
 	quiet("workers-cpu-starved", "2 workers", traceIn("trace/starved-fix.trace")),
+	quiet("workers-cpu-starved", "a goroutine per item, living through the trace", traceIn("trace/slices.trace")),
+	quiet("workers-cpu-starved", "a goroutine per item beside CPU hogs", runIn("host/slices-hogs", "host/slices-hogs/trace.out")),
 
 	fires("workers-io-bound", "2 workers that mostly sleep", traceIn("trace/iobound.trace"), Info, "recommended workers", 10, 40),
 	quiet("workers-io-bound", "24 workers", traceIn("trace/iobound-fix.trace")),

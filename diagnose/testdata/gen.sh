@@ -34,7 +34,7 @@ go build -o /dev/null -gcflags=./$td/heap=-m=2 ./$td/heap 2> $td/heap/escape.txt
 # and environment (assist-run/) beside the trace; and once more on 1 P: the
 # trace of another run, for the cross-checks.
 go build -o "$tmp/trace" ./$td/trace
-for c in explosion starved iobound; do
+for c in explosion slices starved iobound; do
 	GOMAXPROCS=2 "$tmp/trace" -case $c -o $td/trace/$c.trace
 	GOMAXPROCS=2 "$tmp/trace" -case $c -fix -o $td/trace/$c-fix.trace
 done
