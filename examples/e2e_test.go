@@ -414,6 +414,11 @@ var rows = []row{
 	{scenario: "forcedgc", seed: "000 ex. 1",
 		problem: variant{pkg: "forcedgc/problem"}, fixed: variant{pkg: "forcedgc/fixed"},
 		evidence: "lint", rule: "forcedgc"},
+	// Rounds of goroutines with nothing waiting between them; the fix waits
+	// for each round.
+	{scenario: "forcedgc", seed: "000 ex. 1",
+		problem: variant{pkg: "forcedgc/problem"}, fixed: variant{pkg: "forcedgc/fixed"},
+		evidence: "lint", rule: "unboundedgo"},
 	// All rounds at once, as in the seed, for the trace.
 	{scenario: "forcedgc", seed: "000 ex. 1",
 		problem: variant{pkg: "forcedgc/problem", args: []string{"-pace", "0"}}, fixed: variant{pkg: "forcedgc/fixed", args: []string{"-pace", "0"}},
