@@ -101,6 +101,7 @@ var ruleCases = []ruleCase{
 	fires("forced-gc", "go1.26 scav, 11 of 48 cycles forced", logIn("gctrace/go1.26-scav.log", "go1.26.8"), Warning, "forced cycles", 11, 11),
 	fires("forced-gc", "go1.26 alloc, 3 of 57 cycles forced", logIn("gctrace/go1.26-alloc.log", "go1.26.8"), Info, "forced cycles", 3, 3),
 	quiet("forced-gc", "go13392, only the runtime's periodic GC", logIn("gctrace/04-go13392-pre15-gcforced-scvg-8P.log", "")),
+	quiet("forced-gc", "one debug.FreeOSMemory after a 256 MiB peak", runIn("rss/held-fix", "")),
 
 	fires("gc-cpu-high", "seed002 at 18% GC CPU", logIn("gctrace/seed002-go110-4P.log", "go1.10"), Warning, "GC CPU", 17, 19),
 	fires("gc-cpu-high", "death spiral at 35% GC CPU", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "GC CPU", 34, 36),
