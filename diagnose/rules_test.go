@@ -85,6 +85,20 @@ func runIn(dir, tracePath string) func(*testing.T) *Input {
 	}
 }
 
+// tunedRunIn is a bundle of gcdoctor run in testdata/ with tuning advice
+// asked for, as gcdoctor doctor asks, for a budget of budget bytes (0 for
+// none).
+func tunedRunIn(dir string, budget int64) func(*testing.T) *Input {
+	return func(t *testing.T) *Input {
+		in := runInput(t, dir)
+		in.Tune = &TuneRequest{Objective: pacer.CPU, Budget: budget}
+		if budget > 0 {
+			in.Tune.BudgetSource = "--budget"
+		}
+		return in
+	}
+}
+
 // ruleCases holds every rule's cases. TestRuleCases fails when a rule of
 // Rules() has no firing case or no near miss here.
 var ruleCases = []ruleCase{
@@ -107,6 +121,13 @@ var ruleCases = []ruleCase{
 	fires("gc-cpu-high", "death spiral at 35% GC CPU", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "GC CPU", 34, 36),
 	fires("gc-cpu-high", "go build, the compiler of runtime at 11% GC CPU", runIn("host/gobuild", ""), Warning, "GC CPU", 10.5, 12),
 	quiet("gc-cpu-high", "go1.26 alloc at 9.1% GC CPU", logIn("gctrace/go1.26-alloc.log", "go1.26.8")),
+
+	fires("gogc-headroom", "GOGC=1000, a peak heap 11× the live heap", runIn("headroom/gogc1000", ""), Info, "above 2 × live", 140, 160),
+	fires("gogc-headroom", "GOGC=1000 with the pacer model", tunedRunIn("headroom/gogc1000", 0), Info, "GC CPU at GOGC=100 (model)", 2, 10),
+	fires("gogc-headroom", "GOGC=1000, a log alone", logIn("headroom/gogc1000/gctrace.log", "go1.26.8"), Info, "peak heap", 180, 190),
+	fires("gogc-headroom", "GOGC=200 within a 64 MiB budget", tunedRunIn("headroom/gogc200", 64<<20), Warning, "share of the budget", 80, 110),
+	quiet("gogc-headroom", "GOGC=200, a peak heap 3× the live heap", runIn("headroom/gogc200", "")),
+	quiet("gogc-headroom", "GOGC=1000 with GOMEMLIMIT=64MiB", runIn("headroom/gogc1000-limit", "")),
 
 	fires("gc-min-heap", "every cycle at 4 MB, 12 a second", logIn("minheap/fast.log", "go1.26.8"), Info, "GC cycles", 10, 15),
 	quiet("gc-min-heap", "every cycle at 4 MB, 3 a second", logIn("minheap/slow.log", "go1.26.8")),

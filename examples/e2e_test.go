@@ -435,6 +435,11 @@ var rows = []row{
 	{scenario: "gogc", seed: "000 ex. 3",
 		problem: variant{pkg: "gogc", env: []string{"GOGC=1000"}}, fixed: variant{pkg: "gogc", env: []string{"GOGC=100"}},
 		evidence: "run", figures: gogcFigures},
+	// The memory GOGC=1000 pays for its GC savings is a finding; the fix
+	// keeps the GOGC under the GOMEMLIMIT gcdoctor suggests.
+	{scenario: "gogc", seed: "000 ex. 3",
+		problem: variant{pkg: "gogc", env: []string{"GOGC=1000"}}, fixed: variant{pkg: "gogc", env: []string{"GOGC=1000", "GOMEMLIMIT=96MiB"}},
+		evidence: "run", rule: "gogc-headroom"},
 	// Both at GOGC=50, as a service that trades CPU for memory runs: at the
 	// default the same work sits right at the rule's 10% threshold.
 	{scenario: "gccpu", seed: "002",

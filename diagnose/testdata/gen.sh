@@ -64,6 +64,19 @@ record held-fix -case held -fix
 record offheap -case offheap -mb 192
 record offheap-48 -case offheap -mb 48
 
+# Bundles of a steady live heap under a high GOGC, with and without a
+# GOMEMLIMIT, and a GOGC=200 near miss.
+go build -o "$tmp/headroom" ./$td/headroom
+recordHeadroom() {
+	out=$root/$td/headroom/$1
+	shift
+	rm -rf "$out"
+	(cd "$tmp" && env "$@" ./gcdoctor run --out "$out" -- ./headroom > /dev/null 2>&1)
+}
+recordHeadroom gogc1000 GOGC=1000
+recordHeadroom gogc200 GOGC=200
+recordHeadroom gogc1000-limit GOGC=1000 GOMEMLIMIT=64MiB
+
 # Every trace must stay small enough to keep in the repository.
 for f in $td/trace/*.trace; do
 	if [ "$(wc -c < "$f")" -ge 200000 ]; then
