@@ -17,11 +17,13 @@ func init() {
 the caller until it is done, whatever the pacer would have decided. Called
 in a loop or per request (a pattern from old advice), they multiply GC work
 without freeing anything the next automatic cycle would not have freed.`,
-		Detection: `Cycles marked "(forced)": a warning when they are at least 3 and at least
-20% of all cycles (listed first, and critical when GC CPU is ≥ 25%, once
-they are half of all cycles), information otherwise (benchmarks, for one, force a GC
-between runs). The runtime's periodic GC after two minutes without one is
-not forced by the program and is not counted.`,
+		Detection: `At least 3 cycles marked "(forced)": a warning when they are at least 20%
+of all cycles (listed first, and critical when GC CPU is ≥ 25%, once they
+are half of all cycles), information otherwise (benchmarks, for one, force
+a GC between runs). One or two forced cycles are deliberate calls, such as
+the single debug.FreeOSMemory() after a peak that rss-held-idle advises,
+and are not reported. The runtime's periodic GC after two minutes without
+one is not forced by the program and is not counted.`,
 		Remedy: `Remove runtime.GC() calls from loops and request paths: the pacer decides
 better. ` + docReturnMemory,
 		Verify: `Rerun: forced_cycles should be 0 (or the few deliberate calls left).`,
@@ -31,16 +33,18 @@ better. ` + docReturnMemory,
 
 func checkForced(c *evidenceView, s *gctrace.Segment) *Finding {
 	sm := &s.Summary
-	if sm.Forced == 0 {
+	// One or two are deliberate: a FreeOSMemory after a peak, as this
+	// tool advises, or a collection before a measurement.
+	if sm.Forced < 3 {
 		return nil
 	}
 	share := float64(sm.Forced) / float64(sm.Cycles) * 100
 	sev := Info
-	if sm.Forced >= 3 && share >= 20 {
+	if share >= 20 {
 		sev = Warning
 	}
 	f := &Finding{Severity: sev, score: float64(sm.Forced)}
-	if sm.Forced >= 3 && share >= 50 {
+	if share >= 50 {
 		// Forced cycles are then what the GC costs: list this first, and
 		// as urgent as the CPU it takes.
 		f.rank = 15

@@ -10,11 +10,15 @@ func init() {
 hundreds or thousands of goroutines in the run queue at once. They spend
 their lives waiting for a P rather than running, each holds a stack the GC
 must scan, and the scheduler's and the collector's work grows with them.`,
-		Detection: `A group of the program's goroutines (same start function) with at least 100
-goroutines created during the trace and at least 64 (and 8 × GOMAXPROCS)
-alive at once, typically living through less than 80% of it (a goroutine
-per item rather than a pool), whose time waiting for a P (runnable) is at
-least 5× their running time.`,
+		Detection: `A group of the program's goroutines (same start function) spawned one per
+item: at least 100 created during the trace, which waited for work (on a
+channel, in a select or on a sync.Cond) at most once each on average,
+where a pool's workers wait between items over and over. At least 64
+(and 8 × GOMAXPROCS) of them alive at once, and their time waiting for a
+P (runnable) at least 5× their running time. How long they lived does not
+count: on a loaded machine, or with items longer than the scheduler's
+10 ms time slice, per-item goroutines take turns on the Ps and live
+through the trace like a pool.`,
 		Remedy: `Bound the concurrency: a fixed pool of workers reading from a channel,
 errgroup.Group with SetLimit, a semaphore channel, or batches with a
 WaitGroup per batch. Size the pool with gcdoctor workers.`,
@@ -35,7 +39,7 @@ func checkExplosion(c *evidenceView) []*Finding {
 		// goroutines that run a few at a time only looks like one on a
 		// busy machine.
 		peakFloor := max(64, 8*t.Result.Procs.GOMAXPROCS)
-		if g.Created < 100 || g.PeakLive < peakFloor || g.RunnableMS < 5*g.RunningMS || g.RunnableMS <= 0 || longLived(t, g) {
+		if !perItem(g) || g.PeakLive < peakFloor || g.RunnableMS < 5*g.RunningMS || g.RunnableMS <= 0 {
 			continue
 		}
 		f := &Finding{Severity: Warning, score: g.RunnableMS}

@@ -12,8 +12,11 @@ func init() {
 		Rationale: `Workers that spend most of their time runnable are waiting for a P: more of
 them than the CPUs can serve only adds queueing, memory and GC work, not
 throughput.`,
-		Detection: `A group of at least 4 × GOMAXPROCS goroutines that live through most of
-the trace (a pool, not a goroutine per item), runnable at least twice as
+		Detection: `A group of at least 4 × GOMAXPROCS goroutines kept as a pool: they live
+through most of the trace, and either were not started during it or
+waited for work (on a channel, in a select or on a sync.Cond) more than
+once each on average (goroutine-explosion judges a goroutine per item),
+runnable at least twice as
 long as they run and sit in syscalls together, and more of them than the
 top of the range computed from their time split (gcdoctor workers). With
 the machine's CPUs contended for at least half of the run (gcdoctor run's
@@ -35,7 +38,7 @@ func checkStarved(c *evidenceView) []*Finding {
 	procs := max(t.Result.Procs.GOMAXPROCS, 1)
 	var out []*Finding
 	for _, g := range userGroups(t.Result) {
-		if g.Count < 4*procs || g.RunnableMS < 2*(g.RunningMS+g.SyscallMS) || (g.Created >= 100 && !longLived(t, g)) {
+		if g.Count < 4*procs || g.RunnableMS < 2*(g.RunningMS+g.SyscallMS) || perItem(g) || (g.Created >= 100 && !longLived(t, g)) {
 			continue
 		}
 		rec := recommendWorkers(g, procs)

@@ -27,7 +27,7 @@ func checkIOBound(c *evidenceView) []*Finding {
 	var out []*Finding
 	for _, g := range userGroups(t.Result) {
 		wait := g.SyscallMS + g.Blocked.NetworkMS + g.Blocked.SleepMS
-		if g.Count < 2 || (g.Created >= 100 && !longLived(t, g)) || g.RunningMS <= 0 || wait < 3*g.RunningMS || g.RunnableShare.P50 >= 0.1 {
+		if g.Count < 2 || perItem(g) || (g.Created >= 100 && !longLived(t, g)) || g.RunningMS <= 0 || wait < 3*g.RunningMS || g.RunnableShare.P50 >= 0.1 {
 			continue
 		}
 		rec := recommendWorkers(g, procs)

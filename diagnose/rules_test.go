@@ -85,6 +85,20 @@ func runIn(dir, tracePath string) func(*testing.T) *Input {
 	}
 }
 
+// tunedRunIn is a bundle of gcdoctor run in testdata/ with tuning advice
+// asked for, as gcdoctor doctor asks, for a budget of budget bytes (0 for
+// none).
+func tunedRunIn(dir string, budget int64) func(*testing.T) *Input {
+	return func(t *testing.T) *Input {
+		in := runInput(t, dir)
+		in.Tune = &TuneRequest{Objective: pacer.CPU, Budget: budget}
+		if budget > 0 {
+			in.Tune.BudgetSource = "--budget"
+		}
+		return in
+	}
+}
+
 // ruleCases holds every rule's cases. TestRuleCases fails when a rule of
 // Rules() has no firing case or no near miss here.
 var ruleCases = []ruleCase{
@@ -102,17 +116,29 @@ var ruleCases = []ruleCase{
 	fires("forced-gc", "go1.26 scav, 11 of 48 cycles forced", logIn("gctrace/go1.26-scav.log", "go1.26.8"), Warning, "forced cycles", 11, 11),
 	fires("forced-gc", "go1.26 alloc, 3 of 57 cycles forced", logIn("gctrace/go1.26-alloc.log", "go1.26.8"), Info, "forced cycles", 3, 3),
 	quiet("forced-gc", "go13392, only the runtime's periodic GC", logIn("gctrace/04-go13392-pre15-gcforced-scvg-8P.log", "")),
+	quiet("forced-gc", "one debug.FreeOSMemory after a 256 MiB peak", runIn("rss/held-fix", "")),
 
 	fires("gc-cpu-high", "seed002 at 18% GC CPU", logIn("gctrace/seed002-go110-4P.log", "go1.10"), Warning, "GC CPU", 17, 19),
 	fires("gc-cpu-high", "death spiral at 35% GC CPU", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "GC CPU", 34, 36),
 	fires("gc-cpu-high", "go build, the compiler of runtime at 11% GC CPU", runIn("host/gobuild", ""), Warning, "GC CPU", 10.5, 12),
 	quiet("gc-cpu-high", "go1.26 alloc at 9.1% GC CPU", logIn("gctrace/go1.26-alloc.log", "go1.26.8")),
 
+	fires("gogc-headroom", "GOGC=1000, a peak heap 11× the live heap", runIn("headroom/gogc1000", ""), Info, "above 2 × live", 140, 160),
+	fires("gogc-headroom", "GOGC=1000 with the pacer model", tunedRunIn("headroom/gogc1000", 0), Info, "GC CPU at GOGC=100 (model)", 2, 10),
+	fires("gogc-headroom", "GOGC=1000, a log alone", logIn("headroom/gogc1000/gctrace.log", "go1.26.8"), Info, "peak heap", 180, 190),
+	fires("gogc-headroom", "GOGC=200 within a 64 MiB budget", tunedRunIn("headroom/gogc200", 64<<20), Warning, "share of the budget", 80, 110),
+	quiet("gogc-headroom", "GOGC=200, a peak heap 3× the live heap", runIn("headroom/gogc200", "")),
+	quiet("gogc-headroom", "GOGC=1000 with GOMEMLIMIT=64MiB", runIn("headroom/gogc1000-limit", "")),
+
 	fires("gc-min-heap", "every cycle at 4 MB, 12 a second", logIn("minheap/fast.log", "go1.26.8"), Info, "GC cycles", 10, 15),
 	quiet("gc-min-heap", "every cycle at 4 MB, 3 a second", logIn("minheap/slow.log", "go1.26.8")),
 
 	fires("goroutine-explosion", "a goroutine per item", traceIn("trace/explosion.trace"), Warning, "peak alive", 500, 700),
 	quiet("goroutine-explosion", "goroutines in batches of 8", traceIn("trace/explosion-fix.trace")),
+	fires("goroutine-explosion", "a goroutine per item of a few time slices, living through the trace", traceIn("trace/slices.trace"), Warning, "peak alive", 128, 128),
+	fires("goroutine-explosion", "a goroutine per item beside CPU hogs, living through the trace", runIn("host/slices-hogs", "host/slices-hogs/trace.out"), Warning, "peak alive", 128, 128),
+	quiet("goroutine-explosion", "the same items on 2 workers", traceIn("trace/slices-fix.trace")),
+	quiet("goroutine-explosion", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace")),
 
 	fires("heap-boxing", "a struct put in an any", heapIn("boxing"), Warning, "average size", 24, 24),
 	quiet("heap-boxing", "the struct kept concrete", heapIn("boxing-fix")),
@@ -189,6 +215,8 @@ var ruleCases = []ruleCase{
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P", traceIn("trace/starved.trace"), Warning, "workers", 64, 64),
 	fires("workers-cpu-starved", "64 CPU-bound workers on 2 P beside CPU hogs", runIn("host/starved-hogs", "host/starved-hogs/trace.out"), Info, "CPU pressure over the run", 90, 100),
 	quiet("workers-cpu-starved", "2 workers", traceIn("trace/starved-fix.trace")),
+	quiet("workers-cpu-starved", "a goroutine per item, living through the trace", traceIn("trace/slices.trace")),
+	quiet("workers-cpu-starved", "a goroutine per item beside CPU hogs", runIn("host/slices-hogs", "host/slices-hogs/trace.out")),
 
 	fires("workers-io-bound", "2 workers that mostly sleep", traceIn("trace/iobound.trace"), Info, "recommended workers", 10, 40),
 	quiet("workers-io-bound", "24 workers", traceIn("trace/iobound-fix.trace")),

@@ -33,8 +33,20 @@ func recommendWorkers(g *exectrace.Group, procs int) workers.Recommendation {
 func traceName(c *evidenceView) string { return filepath.Base(c.in.Trace.Name) }
 
 // longLived reports whether a group's goroutines typically live through
-// most of the trace: workers of a pool, as opposed to a goroutine per item.
+// most of the trace.
 func longLived(t *TraceEvidence, g *exectrace.Group) bool {
 	d := float64(t.Result.Duration.Microseconds()) / 1000
 	return d > 0 && g.LifetimeMS.P50 >= 0.8*d
+}
+
+// perItem reports whether a group's goroutines are started one per item
+// rather than kept as a pool, from the shape of the spawning: at least 100
+// started during the trace, which waited for work (on a channel, in a
+// select or on a sync.Cond) at most once each on average. A pool's
+// workers wait so between items, over and over. Lifetimes cannot tell the
+// two apart: on a loaded machine, or with items longer than the
+// scheduler's time slice, a burst of per-item goroutines takes turns on
+// the Ps and lives through the trace like a pool.
+func perItem(g *exectrace.Group) bool {
+	return g.Created >= 100 && g.WorkWaits <= g.Count
 }

@@ -414,6 +414,11 @@ var rows = []row{
 	{scenario: "forcedgc", seed: "000 ex. 1",
 		problem: variant{pkg: "forcedgc/problem"}, fixed: variant{pkg: "forcedgc/fixed"},
 		evidence: "lint", rule: "forcedgc"},
+	// Rounds of goroutines with nothing waiting between them; the fix waits
+	// for each round.
+	{scenario: "forcedgc", seed: "000 ex. 1",
+		problem: variant{pkg: "forcedgc/problem"}, fixed: variant{pkg: "forcedgc/fixed"},
+		evidence: "lint", rule: "unboundedgo"},
 	// All rounds at once, as in the seed, for the trace.
 	{scenario: "forcedgc", seed: "000 ex. 1",
 		problem: variant{pkg: "forcedgc/problem", args: []string{"-pace", "0"}}, fixed: variant{pkg: "forcedgc/fixed", args: []string{"-pace", "0"}},
@@ -430,6 +435,11 @@ var rows = []row{
 	{scenario: "gogc", seed: "000 ex. 3",
 		problem: variant{pkg: "gogc", env: []string{"GOGC=1000"}}, fixed: variant{pkg: "gogc", env: []string{"GOGC=100"}},
 		evidence: "run", figures: gogcFigures},
+	// The memory GOGC=1000 pays for its GC savings is a finding; the fix
+	// keeps the GOGC under the GOMEMLIMIT gcdoctor suggests.
+	{scenario: "gogc", seed: "000 ex. 3",
+		problem: variant{pkg: "gogc", env: []string{"GOGC=1000"}}, fixed: variant{pkg: "gogc", env: []string{"GOGC=1000", "GOMEMLIMIT=96MiB"}},
+		evidence: "run", rule: "gogc-headroom"},
 	// Both at GOGC=50, as a service that trades CPU for memory runs: at the
 	// default the same work sits right at the rule's 10% threshold.
 	{scenario: "gccpu", seed: "002",

@@ -88,6 +88,7 @@ type goroutine struct {
 
 	running, runnable, syscall, assist int64 // ns
 	blocked                            [numBlockKinds]int64
+	workWaits                          int // waits on a channel or select
 }
 
 // gcBusy reports whether the goroutine keeps a P busy with GC work that
@@ -102,6 +103,7 @@ type groupAcc struct {
 	count, created, live, peakLive     int
 	running, runnable, syscall, assist int64 // ns
 	blocked                            [numBlockKinds]int64
+	workWaits                          int
 	share                              shareHist
 	life                               logHist
 }
@@ -310,6 +312,9 @@ func (a *analyzer) goTransition(st *trace.StateTransition, t trace.Time) {
 		if g.block == blockSync && inGCRuntime(st.Stack) {
 			g.block = blockGC
 		}
+		if g.block == blockChan || g.block == blockSelect || st.Reason == "sync.(*Cond).Wait" {
+			g.workWaits++
+		}
 	case trace.GoNotExist:
 		a.exit(id, g, t, busy)
 		return
@@ -400,6 +405,7 @@ func (a *analyzer) fold(g *goroutine, t trace.Time) {
 	for i, b := range g.blocked {
 		grp.blocked[i] += b
 	}
+	grp.workWaits += g.workWaits
 	life := int64(t - g.first)
 	if life > 0 {
 		grp.share.add(float64(g.runnable) / float64(life))
@@ -719,6 +725,7 @@ func (a *analyzer) finish() *Result {
 			RunnableMS:    ms(grp.runnable),
 			SyscallMS:     ms(grp.syscall),
 			AssistMS:      ms(grp.assist),
+			WorkWaits:     grp.workWaits,
 			Blocked: Blocked{
 				ChanMS:    ms(grp.blocked[blockChan]),
 				SelectMS:  ms(grp.blocked[blockSelect]),

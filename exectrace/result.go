@@ -194,6 +194,13 @@ type Group struct {
 	RunnableMS float64 // ready to run but waiting for a P ("sched wait"), ms
 	SyscallMS  float64 // in system calls, ms
 	Blocked    Blocked // waiting, by reason
+	// WorkWaits counts the times the group's goroutines blocked on a
+	// channel, in a select or on a sync.Cond. A pool's workers wait so for their next
+	// item, many times each; a goroutine started per item runs its item
+	// and ends, waiting at most for its result to be taken. It tells the
+	// two shapes apart where lifetimes cannot: on a loaded machine a
+	// burst of per-item goroutines lives as long as a pool.
+	WorkWaits int
 	// AssistMS is the time the group's goroutines spent doing mark assists
 	// while running (part of RunningMS): their share of the GC tax, ms.
 	AssistMS float64

@@ -105,6 +105,9 @@ func TestEveryCheckFiresAndStaysQuiet(t *testing.T) {
 	}
 }
 
+// factWant matches a // want comment that expects facts only.
+var factWant = regexp.MustCompile(`^\s*want(\s+\w+:"[^"]*")+\s*$`)
+
 // scanCases returns the lines under src, as "file:line" with the file
 // relative to src, that have a `// want` comment, and those outside
 // comments that match pattern and have none.
@@ -129,6 +132,9 @@ func scanCases(t *testing.T, src string, pattern *regexp.Regexp) (want, quiet ma
 			key := fmt.Sprintf("%s:%d", rel, line)
 			code, comment, _ := strings.Cut(sc.Text(), "//")
 			switch {
+			case factWant.MatchString(comment):
+				// An expected fact (analysistest's name:"text"), not
+				// a diagnostic.
 			case strings.HasPrefix(strings.TrimSpace(comment), "want "):
 				want[key] = true
 			case pattern.MatchString(code):

@@ -240,7 +240,14 @@ func checkPackage(p *packages.Package, fset *token.FileSet, imp *exportImporter,
 		return res
 	}
 	res.checked = true
-	graph, err := checker.Analyze(analyzers, []*packages.Package{p}, &checker.Options{Sequential: true})
+	// Facts flow within the package only: its imports were read from
+	// export data and have no syntax to analyze, so the checker, which
+	// would run the analyzers that use facts on them too, is not shown
+	// them. (go vet -vettool, and the fallback below, carry facts across
+	// packages.)
+	own := *p
+	own.Imports = nil
+	graph, err := checker.Analyze(analyzers, []*packages.Package{&own}, &checker.Options{Sequential: true})
 	if err != nil {
 		res.analysisErrors = append(res.analysisErrors, err.Error())
 		return res
@@ -288,6 +295,7 @@ func checkFromSource(cfg *packages.Config, patterns []string, analyzers []*analy
 	if len(ok) == 0 {
 		return results, nil
 	}
+	pruneImports(ok)
 	graph, err := checker.Analyze(analyzers, ok, nil)
 	if err != nil {
 		return nil, err
@@ -300,6 +308,26 @@ func checkFromSource(cfg *packages.Config, patterns []string, analyzers []*analy
 		r.analysisErrors = append(r.analysisErrors, errs...)
 	}
 	return results, nil
+}
+
+// pruneImports leaves in the imports of pkgs only the packages among
+// them: the checker runs analyzers that use facts on every import, and
+// the others have types from export data but no syntax to analyze. Facts
+// then flow between the packages checked.
+func pruneImports(pkgs []*packages.Package) {
+	checked := make(map[*packages.Package]bool, len(pkgs))
+	for _, p := range pkgs {
+		checked[p] = true
+	}
+	for _, p := range pkgs {
+		imports := make(map[string]*packages.Package)
+		for path, dep := range p.Imports {
+			if checked[dep] {
+				imports[path] = dep
+			}
+		}
+		p.Imports = imports
+	}
 }
 
 // brokenPackage returns the errors of p, or nil.

@@ -34,7 +34,7 @@ go build -o /dev/null -gcflags=./$td/heap=-m=2 ./$td/heap 2> $td/heap/escape.txt
 # and environment (assist-run/) beside the trace; and once more on 1 P: the
 # trace of another run, for the cross-checks.
 go build -o "$tmp/trace" ./$td/trace
-for c in explosion starved iobound; do
+for c in explosion slices starved iobound; do
 	GOMAXPROCS=2 "$tmp/trace" -case $c -o $td/trace/$c.trace
 	GOMAXPROCS=2 "$tmp/trace" -case $c -fix -o $td/trace/$c-fix.trace
 done
@@ -63,6 +63,19 @@ record held -case held
 record held-fix -case held -fix
 record offheap -case offheap -mb 192
 record offheap-48 -case offheap -mb 48
+
+# Bundles of a steady live heap under a high GOGC, with and without a
+# GOMEMLIMIT, and a GOGC=200 near miss.
+go build -o "$tmp/headroom" ./$td/headroom
+recordHeadroom() {
+	out=$root/$td/headroom/$1
+	shift
+	rm -rf "$out"
+	(cd "$tmp" && env "$@" ./gcdoctor run --out "$out" -- ./headroom > /dev/null 2>&1)
+}
+recordHeadroom gogc1000 GOGC=1000
+recordHeadroom gogc200 GOGC=200
+recordHeadroom gogc1000-limit GOGC=1000 GOMEMLIMIT=64MiB
 
 # Every trace must stay small enough to keep in the repository.
 for f in $td/trace/*.trace; do

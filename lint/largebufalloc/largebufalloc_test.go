@@ -1,6 +1,7 @@
 package largebufalloc_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/tools/go/analysis/analysistest"
@@ -10,4 +11,10 @@ import (
 
 func Test(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), largebufalloc.Analyzer, "a")
+}
+
+// TestFactsAcrossPackages checks that a helper's FreshBuffer fact reaches
+// the packages that import it, as under go vet -vettool.
+func TestFactsAcrossPackages(t *testing.T) {
+	analysistest.Run(t, filepath.Join(analysistest.TestData(), "facts"), largebufalloc.Analyzer, "c")
 }

@@ -8,12 +8,14 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/inspect"
 	"golang.org/x/tools/go/ast/inspector"
+	"golang.org/x/tools/go/types/typeutil"
 
 	"github.com/gcdoctor/gcdoctor/lint/internal/lintutil"
 )
 
 // Analyzer reports goroutines started once per item received from a
-// channel with nothing bounding how many run at once.
+// channel, or in rounds of a counted loop inside another loop, with nothing
+// bounding how many run at once.
 var Analyzer = &analysis.Analyzer{
 	Name:             "unboundedgo",
 	Doc:              doc,
@@ -29,17 +31,23 @@ func run(pass *analysis.Pass) (any, error) {
 		for c := range fc.Preorder((*ast.GoStmt)(nil)) {
 			gs := c.Node().(*ast.GoStmt)
 			place := lintutil.Where(info, c)
-			if place.Loop == nil || !channelDriven(info, place.Loop, gs) || !usesReceived(info, place.Loop, gs) {
+			if place.Loop == nil || bounded(info, c, place.Loop, gs) {
 				continue
 			}
-			if bounded(info, c, place.Loop, gs) {
-				continue
+			switch {
+			case channelDriven(info, place.Loop, gs) && usesReceived(info, place.Loop, gs):
+				pass.Report(analysis.Diagnostic{
+					Pos:     gs.Pos(),
+					End:     gs.End(),
+					Message: "goroutine started for every value received from a channel with no bound on how many run at once; use a fixed pool of workers, errgroup.Group.SetLimit or a semaphore",
+				})
+			case inRounds(pass, c, place.Loop, gs):
+				pass.Report(analysis.Diagnostic{
+					Pos:     gs.Pos(),
+					End:     gs.End(),
+					Message: "goroutine started per item in rounds (a counted loop inside a loop) with nothing waiting between rounds, so they pile up round after round; wait for each round (a sync.WaitGroup per round), or use a fixed pool of workers or errgroup.Group.SetLimit",
+				})
 			}
-			pass.Report(analysis.Diagnostic{
-				Pos:     gs.Pos(),
-				End:     gs.End(),
-				Message: "goroutine started for every value received from a channel with no bound on how many run at once; use a fixed pool of workers, errgroup.Group.SetLimit or a semaphore",
-			})
 		}
 	}
 	return nil, nil
@@ -77,6 +85,136 @@ func channelDriven(info *types.Info, loop ast.Stmt, gs *ast.GoStmt) bool {
 		return found
 	}
 	return false
+}
+
+// inRounds reports whether the go statement starts a goroutine per item in
+// rounds: its loop is counted (for i := 0; i < n; i++, for range n) and
+// itself inside another loop of the same function, nothing in that outer
+// loop waits between rounds (a Wait or Acquire call, a channel send or
+// receive), and the goroutine does one item and ends rather than looping
+// for work as a pool's worker does. A counted loop alone starts a pool, or
+// a fan-out of a known size; in rounds, with nothing to wait for them, the
+// goroutines of every round are alive at once.
+func inRounds(pass *analysis.Pass, c inspector.Cursor, loop ast.Stmt, gs *ast.GoStmt) bool {
+	if !counted(pass.TypesInfo, loop) {
+		return false
+	}
+	outer := lintutil.OuterLoop(pass.TypesInfo, c, loop)
+	if outer == nil || waits(pass.TypesInfo, lintutil.LoopBody(outer)) {
+		return false
+	}
+	body := goBody(pass, gs)
+	return body != nil && !loopsForWork(pass.TypesInfo, body)
+}
+
+// counted reports whether loop runs a number of times fixed by a count: a
+// three-clause for loop or a range over an integer.
+func counted(info *types.Info, loop ast.Stmt) bool {
+	switch loop := loop.(type) {
+	case *ast.ForStmt:
+		return loop.Init != nil && loop.Cond != nil && loop.Post != nil
+	case *ast.RangeStmt:
+		if loop.X == nil {
+			return false
+		}
+		t := info.TypeOf(loop.X)
+		if t == nil {
+			return false
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		return ok && b.Info()&types.IsInteger != 0
+	}
+	return false
+}
+
+// waits reports whether a loop body, outside function literals, calls a
+// method named Wait, Acquire or TryAcquire, or sends to or receives from a
+// channel (a select, a range over one): any of them can hold a round until the previous one is done.
+func waits(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.SendStmt, *ast.SelectStmt:
+			found = true
+		case *ast.UnaryExpr:
+			found = n.Op == token.ARROW
+		case *ast.RangeStmt:
+			if t := info.TypeOf(n.X); t != nil {
+				if _, isChan := t.Underlying().(*types.Chan); isChan {
+					found = true
+				}
+			}
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				switch sel.Sel.Name {
+				case "Wait", "Acquire", "TryAcquire":
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// goBody returns the body of the function the go statement runs: a
+// function literal, or a function or method declared in the package being
+// checked; nil when it is declared elsewhere, and cannot be judged.
+func goBody(pass *analysis.Pass, gs *ast.GoStmt) *ast.BlockStmt {
+	if lit, ok := ast.Unparen(gs.Call.Fun).(*ast.FuncLit); ok {
+		return lit.Body
+	}
+	fn, ok := typeutil.Callee(pass.TypesInfo, gs.Call).(*types.Func)
+	if !ok || fn.Pkg() != pass.Pkg {
+		return nil
+	}
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil && pass.TypesInfo.Defs[fd.Name] == fn {
+				return fd.Body
+			}
+		}
+	}
+	return nil
+}
+
+// loopsForWork reports whether a goroutine's body loops taking work from a
+// channel, as a pool's worker does: a range over a channel, or a loop
+// that receives from one (in a select or not).
+func loopsForWork(info *types.Info, body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.RangeStmt:
+			if t := info.TypeOf(n.X); t != nil {
+				if _, isChan := t.Underlying().(*types.Chan); isChan {
+					found = true
+				}
+			}
+		case *ast.ForStmt:
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				if _, isLit := m.(*ast.FuncLit); isLit || found {
+					return false
+				}
+				if un, ok := m.(*ast.UnaryExpr); ok && un.Op == token.ARROW {
+					found = true
+				}
+				return !found
+			})
+		}
+		return !found
+	})
+	return found
 }
 
 // bounded reports whether something before the go statement in the loop

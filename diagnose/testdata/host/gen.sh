@@ -6,7 +6,7 @@
 # quiet runs wait, at most 5 minutes, for the machine's CPU pressure to
 # fall; on a shared machine they may still find it busy, and say so.
 #
-# Usage: diagnose/testdata/host/gen.sh [batch|gobuild|pauses|explosion|starved|quiet]...
+# Usage: diagnose/testdata/host/gen.sh [batch|gobuild|pauses|explosion|slices|starved|quiet]...
 #        (from anywhere; all of them by default, a few minutes)
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -54,7 +54,7 @@ record() {
 	(cd "$tmp" && ./gcdoctor run --out "$out" -- "$@" > /dev/null 2>&1) || true
 }
 
-cases=${*:-batch gobuild pauses explosion starved quiet}
+cases=${*:-batch gobuild pauses explosion slices starved quiet}
 for c in $cases; do
 	case $c in
 	batch)
@@ -72,9 +72,10 @@ for c in $cases; do
 		hog 30
 		GOMAXPROCS=2 record pauses-hogs ./host -case pauses -for 10s
 		unhog ;;
-	explosion | starved)
-		# A goroutine per item, or a pool of 64 CPU-bound workers,
-		# beside hogs, the trace kept in the bundle.
+	explosion | slices | starved)
+		# A goroutine per item (short items, or items of a few time
+		# slices), or a pool of 64 CPU-bound workers, beside hogs, the
+		# trace kept in the bundle.
 		hog 30
 		rm -rf "$td/host/$c-hogs"
 		mkdir -p "$tmp/$c"

@@ -19,6 +19,7 @@ import (
 
 var cases = map[string]func(fix bool){
 	"explosion": explosion,
+	"slices":    slices,
 	"starved":   starved,
 	"iobound":   ioBound,
 	"stw":       stopTheWorld,
@@ -92,6 +93,29 @@ func explosion(fix bool) {
 		if fix && i%batch == batch-1 {
 			wg.Wait()
 		}
+	}
+	wg.Wait()
+}
+
+// slices starts a goroutine per item, all at once, for items that each
+// take longer than the scheduler's 10 ms time slice: preempted, they take
+// turns on the Ps and end together, living through the trace like the
+// workers of a pool. -fix runs the same items on as many workers as Ps.
+func slices(fix bool) {
+	const items, kib = 128, 16 << 10
+	if fix {
+		pool(runtime.GOMAXPROCS(0), items, kib, 0)
+		return
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range items {
+		wg.Go(func() {
+			s := work(kib)
+			mu.Lock()
+			sink = s
+			mu.Unlock()
+		})
 	}
 	wg.Wait()
 }

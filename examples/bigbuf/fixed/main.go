@@ -17,9 +17,13 @@ import (
 
 const bufSize = 10 << 20
 
+func newBuf() []byte {
+	return make([]byte, bufSize)
+}
+
 // bufPool stores *[]byte: putting a plain slice in an interface allocates.
 var bufPool = sync.Pool{New: func() any {
-	b := make([]byte, bufSize)
+	b := newBuf()
 	return &b
 }}
 

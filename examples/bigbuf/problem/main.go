@@ -1,9 +1,10 @@
-// Command problem is seed 000's second example: an HTTP handler that
-// allocates a fresh 10 MB buffer for every request. It serves on loopback
+// Command problem is seed 000's second example: an HTTP handler that gets a
+// fresh 10 MB buffer from newBuf for every request. It serves on loopback
 // and drives itself with -requests requests from -clients clients.
 //
-// gcdoctor heap reports heap-large-buffer on the handler's make line;
-// gcdoctor run reports alloc-churn.
+// gcdoctor heap reports heap-large-buffer on newBuf's make line; gcdoctor
+// run reports alloc-churn; gcdoctor lint reports largebufalloc on the
+// handler's call of newBuf.
 package main
 
 import (
@@ -20,8 +21,12 @@ import (
 
 const bufSize = 10 << 20
 
+func newBuf() []byte {
+	return make([]byte, bufSize)
+}
+
 func handle(w http.ResponseWriter, r *http.Request) {
-	buf := make([]byte, bufSize)
+	buf := newBuf()
 	fmt.Fprintln(w, render(buf))
 }
 

@@ -80,3 +80,65 @@ func perItem(rs []io.Reader) {
 		}
 	}
 }
+
+// Seed 000's second example: the handler calls a helper that makes the
+// buffer.
+func newBuf() []byte { // want newBuf:"fresh 10485760-byte buffer"
+	return make([]byte, 10<<20)
+}
+
+// A helper of the helper, through a variable assigned once.
+func scratch() []byte { // want scratch:"fresh 10485760-byte buffer"
+	b := newBuf()
+	return b
+}
+
+// Either branch returns a fresh buffer: the smaller counts.
+func sized(big bool) []uint64 { // want sized:"fresh 524288-byte buffer"
+	if big {
+		return make([]uint64, 1<<17)
+	}
+	return make([]uint64, 0, 1<<16)
+}
+
+func example2(w http.ResponseWriter, r *http.Request) {
+	b := newBuf() // want `10240 KiB buffer allocated on every HTTP request by newBuf, which makes a new one each call`
+	for i := range b {
+		b[i] = 1
+	}
+}
+
+func helpers(rs []io.Reader) {
+	for range rs {
+		_ = scratch()   // want `10240 KiB buffer allocated on every iteration of a loop by scratch`
+		_ = sized(true) // want `512 KiB buffer allocated on every iteration of a loop by sized`
+	}
+}
+
+// Not flagged: the helpers do not always return a fresh buffer, or a
+// small one.
+var shared = make([]byte, 1<<20)
+
+func reused() []byte { return shared }
+
+func maybe(n int) []byte {
+	if n > 0 {
+		return make([]byte, n)
+	}
+	return make([]byte, 1<<20)
+}
+
+func grown() []byte {
+	b := make([]byte, 1<<20)
+	b = b[:10]
+	return b
+}
+
+func notHelpers(rs []io.Reader) {
+	for range rs {
+		_ = reused()
+		_ = maybe(1)
+		_ = grown()
+	}
+	_ = newBuf()
+}

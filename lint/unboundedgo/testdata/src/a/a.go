@@ -102,3 +102,57 @@ func fallback(results chan int, timer *time.Timer) {
 		}
 	}
 }
+
+// Seed 000's first example: rounds of 8 goroutines, 100 rounds, nothing
+// waiting between them: 800 goroutines alive at once.
+func concat() {
+	for n := 0; n < 100; n++ {
+		for i := 0; i < 8; i++ {
+			go func() { // want `goroutine started per item in rounds`
+				s := "Go GC"
+				s += " " + "Hello"
+				_ = s
+			}()
+		}
+	}
+}
+
+// Paced rounds are still rounds: the sleep does not wait for them.
+func paced(rounds int) {
+	for range rounds {
+		for i := range 8 {
+			go process(i) // want `goroutine started per item in rounds`
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Not flagged: each round is waited for (the seed's fix).
+func concatBatches() {
+	for n := 0; n < 100; n++ {
+		var wg sync.WaitGroup
+		wg.Add(8)
+		for i := 0; i < 8; i++ {
+			go func() {
+				defer wg.Done()
+				process(i)
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+// Not flagged: pools of workers started per shard loop for work.
+func shardPools(shards []chan int) {
+	for _, ch := range shards {
+		for range 4 {
+			go worker(ch)
+		}
+	}
+}
+
+func worker(ch chan int) {
+	for j := range ch {
+		process(j)
+	}
+}
