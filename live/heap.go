@@ -7,7 +7,9 @@ func (k *KPIs) heap(p pair) {
 	b := p.b
 	k.AllocBytes = first(
 		p.delta(func(s *Snapshot) float64 { return s.rm("/gc/heap/allocs:bytes") }),
-		p.delta(func(s *Snapshot) float64 { return ms(s, func(m *MemStatsFigures) float64 { return float64(m.TotalAlloc) }) }),
+		p.delta(func(s *Snapshot) float64 {
+			return ms(s, func(m *MemStatsFigures) float64 { return float64(m.TotalAlloc) })
+		}),
 		p.delta(func(s *Snapshot) float64 { return s.metric("go_memstats_alloc_bytes_total") }))
 	if k.AllocBytes < 0 {
 		k.AllocBytes = math.NaN()

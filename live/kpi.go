@@ -161,7 +161,9 @@ func (k *KPIs) cycles(p pair) error {
 		{"/gc/cycles/total:gc-cycles", func(s *Snapshot) float64 { return s.rm("/gc/cycles/total:gc-cycles") },
 			func(s *Snapshot) float64 { return s.rm("/gc/cycles/forced:gc-cycles") }},
 		{"NumGC", func(s *Snapshot) float64 { return ms(s, func(m *MemStatsFigures) float64 { return float64(m.NumGC) }) },
-			func(s *Snapshot) float64 { return ms(s, func(m *MemStatsFigures) float64 { return float64(m.NumForcedGC) }) }},
+			func(s *Snapshot) float64 {
+				return ms(s, func(m *MemStatsFigures) float64 { return float64(m.NumForcedGC) })
+			}},
 		{"go_gc_duration_seconds_count", func(s *Snapshot) float64 {
 			if s.Metrics == nil || s.Metrics.Pauses == nil {
 				return math.NaN()

@@ -23,7 +23,7 @@ type MemStatsFigures struct {
 	// PauseNs and PauseEnd are the rings of the last 256 cycles' pauses
 	// (ns, the cycle's stop-the-world phases together) and their ends
 	// (Unix ns): cycle k is at index (k-1) % 256.
-	PauseNs, PauseEnd [256]uint64
+	PauseNs, PauseEnd  [256]uint64
 	NumGC, NumForcedGC uint32
 	// GCCPUFraction is the runtime's share of the available CPU used by
 	// the GC since the program started, as of the end of the last cycle.

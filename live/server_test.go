@@ -36,7 +36,9 @@ type buildError struct {
 	out string
 }
 
-func (e *buildError) Error() string { return "building testdata/server: " + e.err.Error() + "\n" + e.out }
+func (e *buildError) Error() string {
+	return "building testdata/server: " + e.err.Error() + "\n" + e.out
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -190,18 +192,18 @@ func counter(s *live.Snapshot) int {
 
 // ref is what the server's gctrace lines say of a window.
 type ref struct {
-	cycles        int     // cycles that ended between the samples, by the clock
+	cycles int // cycles that ended between the samples, by the clock
 	// gcCPU is the GC CPU of the cycles lo+1..hi over the time from the
 	// end of lo to the end of hi; gcCPUMark the same without the
 	// stop-the-world phases, whose CPU gctrace counts from when the world
 	// began to stop and the runtime from when it had stopped.
 	gcCPU, gcCPUMark float64
-	pauseMax      float64 // longest pause of a cycle, both phases together, ms
-	phaseMax      float64 // longest single stop-the-world phase, ms
-	sinceStart    int     // the runtime's cumulative percentage on cycle hi
-	nextGoalMB    int64   // the goal of cycle hi+1: NextGC at the end of the window
-	liveMB        int64   // live heap marked by cycle hi
-	byNumber map[int]gctrace.Cycle
+	pauseMax         float64 // longest pause of a cycle, both phases together, ms
+	phaseMax         float64 // longest single stop-the-world phase, ms
+	sinceStart       int     // the runtime's cumulative percentage on cycle hi
+	nextGoalMB       int64   // the goal of cycle hi+1: NextGC at the end of the window
+	liveMB           int64   // live heap marked by cycle hi
+	byNumber         map[int]gctrace.Cycle
 }
 
 // reference reads the gctrace cycles of the window: by the clock for the
