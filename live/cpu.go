@@ -14,6 +14,11 @@ const (
 	CostLowMS, CostHighMS float64 = 0.19, 0.94
 )
 
+// backgroundUtilization is the share of GOMAXPROCS the dedicated mark
+// workers take while the GC marks (gcBackgroundUtilization in
+// runtime/mgcpacer.go).
+const backgroundUtilization = 0.25
+
 // gcCPU reads the GC's share of the CPU in the window, from the best
 // source: the runtime's CPU classes (agent, or /metrics when the client
 // exports them), GCCPUFraction at both ends with the process start time,
@@ -27,15 +32,17 @@ func (k *KPIs) gcCPU(p pair) {
 		return
 	}
 	classes := []struct {
-		gc, idle, total func(*Snapshot) float64
-		from            string
+		gc, idle, dedicated, total func(*Snapshot) float64
+		from                       string
 	}{
 		{func(s *Snapshot) float64 { return s.rm("/cpu/classes/gc/total:cpu-seconds") },
 			func(s *Snapshot) float64 { return s.rm("/cpu/classes/gc/mark/idle:cpu-seconds") },
+			func(s *Snapshot) float64 { return s.rm("/cpu/classes/gc/mark/dedicated:cpu-seconds") },
 			func(s *Snapshot) float64 { return s.rm("/cpu/classes/total:cpu-seconds") },
 			"runtime/metrics /cpu/classes (agent)"},
 		{func(s *Snapshot) float64 { return s.metric("go_cpu_classes_gc_total_cpu_seconds_total") },
 			func(s *Snapshot) float64 { return s.metric("go_cpu_classes_gc_mark_idle_cpu_seconds_total") },
+			func(s *Snapshot) float64 { return s.metric("go_cpu_classes_gc_mark_dedicated_cpu_seconds_total") },
 			func(s *Snapshot) float64 { return s.metric("go_cpu_classes_total_cpu_seconds_total") },
 			"go_cpu_classes_gc_* (/metrics)"},
 	}
@@ -43,6 +50,9 @@ func (k *KPIs) gcCPU(p pair) {
 		total := p.delta(cl.total)
 		gc := p.delta(cl.gc) - p.delta(cl.idle)
 		if total > 0 && gc >= 0 {
+			if d := p.delta(cl.dedicated); d >= 0 {
+				c.MarkShare = min(d/(backgroundUtilization*total), 1)
+			}
 			// The runtime updates its CPU classes when a cycle ends: the
 			// share is that of the cycles that ended in the window.
 			c.exact(gc/total, cl.from+", between the ends of the last cycles before each sample")

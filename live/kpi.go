@@ -67,6 +67,10 @@ type GCCPU struct {
 	// SinceStart is the runtime's own share since the program started
 	// (GCCPUFraction), NaN when no source gives it.
 	SinceStart float64
+	// MarkShare is the share of the window the GC spent marking: the
+	// dedicated mark workers' CPU over the 25% of GOMAXPROCS they take
+	// while it marks. NaN unless the runtime's CPU classes are served.
+	MarkShare float64
 }
 
 // Pauses are the stop-the-world pauses of the window.
@@ -101,7 +105,7 @@ func Between(start, end *Snapshot, during ...*Snapshot) (*KPIs, error) {
 	if !(w > 0) {
 		return nil, fmt.Errorf("live: the end snapshot (%s) is not after the start (%s)", end.Time.Format("15:04:05.000"), start.Time.Format("15:04:05.000"))
 	}
-	k := &KPIs{WindowS: w, GCCPU: GCCPU{Fraction: math.NaN(), Low: math.NaN(), High: math.NaN(), SinceStart: math.NaN()},
+	k := &KPIs{WindowS: w, GCCPU: GCCPU{Fraction: math.NaN(), Low: math.NaN(), High: math.NaN(), SinceStart: math.NaN(), MarkShare: math.NaN()},
 		Pauses: Pauses{MaxMS: math.NaN(), P50MS: math.NaN(), P99MS: math.NaN(), TotalMS: math.NaN()}}
 	for _, s := range start.Sources() {
 		if slices.Contains(end.Sources(), s) {

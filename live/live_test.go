@@ -6,10 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/fleet"
 	"github.com/gcdoctor/gcdoctor/live"
 )
@@ -201,5 +203,18 @@ func TestCalibrationMatchesFleet(t *testing.T) {
 	c := fleet.DefaultCalibration
 	if c.MS != live.CostMSPerCycleMiB || c.LowMS != live.CostLowMS || c.HighMS != live.CostHighMS {
 		t.Errorf("fleet's calibration %v–%v–%v, live's %v–%v–%v", c.LowMS, c.MS, c.HighMS, live.CostLowMS, live.CostMSPerCycleMiB, live.CostHighMS)
+	}
+}
+
+// TestBundleNames: a bundle knows the name of every file that stores
+// samples.
+func TestBundleNames(t *testing.T) {
+	for _, f := range live.Files() {
+		if !slices.Contains(bundle.LiveFiles, f) {
+			t.Errorf("bundle.LiveFiles lacks %s", f)
+		}
+	}
+	if len(live.Files()) != len(bundle.LiveFiles) {
+		t.Errorf("live.Files() %v, bundle.LiveFiles %v", live.Files(), bundle.LiveFiles)
 	}
 }
