@@ -48,7 +48,7 @@ beyond noise.`,
 		Versions: `GOMEMLIMIT exists from Go 1.19; before that the only knob is GOGC (and, as a
 last resort, a heap ballast).`,
 		check: checkGCCPU,
-		live: liveGCCPU,
+		live:  liveGCCPU,
 	})
 }
 

@@ -35,7 +35,7 @@ gc_cpu_percent with it.`,
 		Versions: `Go ≥ 1.19: GOMEMLIMIT. Go < 1.19: GOGC, or the heap ballast trick, which
 GOMEMLIMIT replaced.`,
 		check: checkMinHeap,
-		live: liveMinHeap,
+		live:  liveMinHeap,
 	})
 }
 

@@ -49,7 +49,7 @@ shows what ran while the world was stopping.`,
 finalizers or goroutines. < 1.14: no asynchronous preemption. < 1.25:
 GOMAXPROCS ignores the container's CPU limit.`,
 		check: checkSTW,
-		live: liveSTW,
+		live:  liveSTW,
 	})
 }
 
