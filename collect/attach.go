@@ -138,7 +138,7 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 	}
 	res := &AttachResult{Base: base.Redacted(), Files: map[string]string{}}
 	start := time.Now()
-	res.sampling = startLive(ctx, client, base)
+	res.sampling = startLive(ctx, client, base, s.Seconds)
 	fetches := []struct {
 		file, path, what string
 	}{

@@ -19,9 +19,10 @@ import (
 // program collecting more than 1,000 times a second would outrun.
 const LiveInterval = 250 * time.Millisecond
 
-// MinLiveWindow is the shortest window Attach samples a program over: its
-// profiles take less time than that to download when no trace is asked
-// for, and a window must see a few cycles to say anything.
+// MinLiveWindow is the shortest window Attach samples a program over. The
+// window lasts as long as the trace asked for (AttachSpec.Seconds), and at
+// least this long: without a trace the profiles take less time than that
+// to download, and a window must see a few cycles to say anything.
 const MinLiveWindow = 2 * time.Second
 
 // liveSampling samples what a running program serves about its own GC at
@@ -35,13 +36,16 @@ type liveSampling struct {
 	failed map[live.Source]error
 	stop   chan struct{}
 	done   chan []*live.Snapshot
+	// window is the least time between the first and the last sample.
+	window time.Duration
 }
 
-// startLive takes the first sample and starts sampling the pause ring. It
-// returns nil when the program serves none of the sources: Attach then
-// collects its profiles as before.
-func startLive(ctx context.Context, client *http.Client, base *url.URL) *liveSampling {
-	l := &liveSampling{ctx: ctx, client: client, sampler: &live.Sampler{Base: live.BaseOf(base)}, stop: make(chan struct{}), done: make(chan []*live.Snapshot, 1)}
+// startLive takes the first sample and starts sampling the pause ring over
+// a window of at least seconds (and MinLiveWindow). It returns nil when the
+// program serves none of the sources: Attach then collects its profiles as
+// before.
+func startLive(ctx context.Context, client *http.Client, base *url.URL, seconds int) *liveSampling {
+	l := &liveSampling{ctx: ctx, client: client, window: max(time.Duration(seconds)*time.Second, MinLiveWindow), sampler: &live.Sampler{Base: live.BaseOf(base)}, stop: make(chan struct{}), done: make(chan []*live.Snapshot, 1)}
 	l.sampler.Get = func(ctx context.Context, u *url.URL) ([]byte, error) {
 		d := download{client: client, url: u, timeout: live.ReadTimeout, limit: live.MaxReadBytes}
 		return d.bytes(ctx)
@@ -89,7 +93,7 @@ func (l *liveSampling) sampleDuring() {
 // where gcdoctor's agent is there, its flight recording (when no trace was
 // taken) and goroutine-leak profile.
 func (l *liveSampling) end(out *bundle.Writer, res *AttachResult) error {
-	if wait := MinLiveWindow - time.Since(l.start.Time); wait > 0 {
+	if wait := l.window - time.Since(l.start.Time); wait > 0 {
 		select {
 		case <-time.After(wait):
 		case <-l.ctx.Done():

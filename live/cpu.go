@@ -75,11 +75,20 @@ func (c *GCCPU) exact(v float64, from string) {
 	c.Fraction, c.Low, c.High, c.Exact, c.From = v, v, v, true, from
 }
 
+// startSlack is how long after the process start (process_start_time_seconds,
+// when the kernel started it) its runtime may have begun counting CPU: a
+// large binary on a loaded machine takes a while to load.
+const startSlack = 1.0 // s
+
 // fractionCPU computes the share from GCCPUFraction at both ends: the
 // runtime's average since the process started, as of the end of the last
 // cycle, times the time since the start is the GC's CPU so far (over
 // GOMAXPROCS, which cancels out). It needs the process start time, which
-// only /metrics gives (process_start_time_seconds).
+// only /metrics gives (process_start_time_seconds); the runtime starts its
+// clock a little later, which matters only while the share since the start
+// still changes fast: the figure is exact when the start's uncertainty
+// moves it less than a tenth (or 0.1 point), an estimate with that range
+// otherwise.
 func (k *KPIs) fractionCPU(p pair) bool {
 	start := first(p.b.metric("process_start_time_seconds"), p.a.metric("process_start_time_seconds"))
 	at := func(s *Snapshot) (f, lastGC float64) {
@@ -93,8 +102,23 @@ func (k *KPIs) fractionCPU(p pair) bool {
 	if math.IsNaN(start) || math.IsNaN(fa+fb+la+lb) || la <= start || lb <= la {
 		return false
 	}
-	share := (fb*(lb-start) - fa*(la-start)) / (lb - la)
-	k.GCCPU.exact(min(max(share, 0), 1), "GCCPUFraction at both ends and the process start time, between the ends of the last cycles before each sample")
+	share := func(s float64) float64 {
+		s = min(s, la)
+		return min(max((fb*(lb-s)-fa*(la-s))/(lb-la), 0), 1)
+	}
+	lo, hi := share(start), share(start+startSlack)
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	const from = "GCCPUFraction at both ends and the process start time, between the ends of the last cycles before each sample"
+	mid := (lo + hi) / 2
+	if hi-lo <= max(0.001, 0.1*mid) {
+		k.GCCPU.exact(share(start), from)
+		return true
+	}
+	c := &k.GCCPU
+	c.Fraction, c.Low, c.High = mid, lo, hi
+	c.From = "estimated from " + from + ": the process is young, and the share since its start still changes too fast to tell the window's apart within the second its runtime may have started after it"
 	return true
 }
 
