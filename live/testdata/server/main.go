@@ -20,6 +20,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"regexp"
+	"syscall"
 	"runtime"
 	"time"
 
@@ -39,7 +40,15 @@ func main() {
 	withAgent := flag.Bool("agent", false, "serve gcdoctor's agent")
 	liveMiB := flag.Int("live", 16, "live heap to keep, MiB")
 	rate := flag.Int("rate", 200, "short-lived allocation, MiB/s")
+	spin := flag.Int("spin", 0, "every 100 ms, run a loop without calls for this many ms (long pauses with GODEBUG=asyncpreemptoff=1)")
+	offheap := flag.Int("offheap", 0, "memory to map and touch outside the Go heap, MiB")
 	flag.Parse()
+	if *offheap > 0 {
+		mapOffHeap(*offheap)
+	}
+	if *spin > 0 {
+		go spinner(time.Duration(*spin) * time.Millisecond)
+	}
 
 	mux := http.NewServeMux()
 	if *withPprof {
@@ -70,6 +79,48 @@ func main() {
 	os.Stdout.Sync()
 	go churn(*liveMiB, *rate)
 	log.Fatal(http.Serve(ln, mux))
+}
+
+// offHeap keeps the mapped memory reachable.
+var offHeap []byte
+
+// mapOffHeap maps mib MiB outside the Go heap and touches every page, so
+// that it counts in RSS but not in any heap figure.
+func mapOffHeap(mib int) {
+	b, err := syscall.Mmap(-1, 0, mib<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	offHeap = b
+}
+
+// spinSink keeps the spinning loop from being optimised away.
+var spinSink int
+
+// spinner runs, every 100 ms, a loop with no call in it for about d: a
+// goroutine the scheduler cannot stop without asynchronous preemption.
+func spinner(d time.Duration) {
+	// Calibrate the loop on a short run.
+	n := 1 << 20
+	t0 := time.Now()
+	spinSink += spinLoop(n)
+	per := time.Since(t0) / time.Duration(n)
+	iters := int(d / max(per, 1))
+	for range time.Tick(100 * time.Millisecond) {
+		spinSink += spinLoop(iters)
+	}
+}
+
+//go:noinline
+func spinLoop(n int) int {
+	x := 0
+	for i := 0; i < n; i++ {
+		x += i * i
+	}
+	return x
 }
 
 // node makes the live heap pointerful, so that marking has work to do.
