@@ -20,8 +20,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"regexp"
-	"syscall"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
