@@ -34,7 +34,26 @@ const (
 	AllocsFile    = "allocs.pb.gz"    // /debug/pprof/allocs
 	GoroutineFile = "goroutine.pb.gz" // /debug/pprof/goroutine
 	TraceFile     = "trace.out"       // /debug/pprof/trace?seconds=N
+	// GoroutineLeakFile is the goroutine-leak profile gcdoctor's agent
+	// serves (Go 1.26 with GOEXPERIMENT=goroutineleakprofile).
+	GoroutineLeakFile = "goroutineleak.pb.gz"
+	// LiveTimesFile is the CSV file saying when each sample of a running
+	// program's own GC figures (LiveFiles) was taken.
+	LiveTimesFile = "live.csv"
 )
+
+// LiveFiles are what a running program served about its GC at the start
+// and the end of the window attach watched it (and in between, for the
+// ring of its last 256 pauses), as it served them: MemStats from
+// /debug/pprof/heap?debug=1 (cut to its MemStats), Prometheus text from
+// /metrics, expvar's /debug/vars, and gcdoctor's agent. Package live reads
+// them.
+var LiveFiles = []string{
+	"agent-start.json", "agent-end.json",
+	"memstats-start.txt", "memstats-end.txt", "memstats-during.txt",
+	"metrics-start.txt", "metrics-end.txt",
+	"expvar-start.json", "expvar-end.json", "expvar-during.json",
+}
 
 // Meta describes how the evidence in a bundle was gathered. Most fields are
 // kept even when empty, because "not set" (for example GOGC) is itself a

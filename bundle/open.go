@@ -224,7 +224,8 @@ func validName(name string) bool {
 
 // KnownFiles are the files a bundle may hold that gcdoctor reads, in the
 // order a diagnosis reads them.
-var KnownFiles = []string{MetaFile, GCTraceFile, RSSFile, HostFile, AllocsFile, HeapFile, GoroutineFile, TraceFile}
+var KnownFiles = append([]string{MetaFile, GCTraceFile, RSSFile, HostFile, AllocsFile, HeapFile, GoroutineFile, TraceFile,
+	GoroutineLeakFile, LiveTimesFile}, LiveFiles...)
 
 // IsBundle reports whether path names an evidence bundle: a .tar.gz or
 // .tgz archive, or a directory that holds at least one of KnownFiles. A

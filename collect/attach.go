@@ -91,6 +91,11 @@ type AttachResult struct {
 	// Meta is what meta.json holds; nil when Attach failed before writing
 	// it.
 	Meta *bundle.Meta
+	// Live says what was sampled of the program's own GC figures over the
+	// attach (see live.go), nil when it serves none.
+	Live *LiveResult
+	// sampling samples them until finish.
+	sampling *liveSampling
 }
 
 // errNotPprof marks a server that answers but is not net/http/pprof.
@@ -133,6 +138,7 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 	}
 	res := &AttachResult{Base: base.Redacted(), Files: map[string]string{}}
 	start := time.Now()
+	res.sampling = startLive(ctx, client, base, s.Seconds)
 	fetches := []struct {
 		file, path, what string
 	}{
@@ -161,6 +167,10 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 // finish writes meta.json for what res lists, when it lists anything, and
 // returns err joined with any failure to write it.
 func finish(res *AttachResult, s AttachSpec, start time.Time, err error) error {
+	if res.sampling != nil {
+		err = errors.Join(err, res.sampling.end(s.Out, res))
+		res.sampling = nil
+	}
 	if len(res.Files) == 0 {
 		return err
 	}

@@ -50,8 +50,16 @@ func TestAttachLiveServer(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
-		if len(res.Files) != 4 {
-			t.Errorf("%s: files %v", base, res.Files)
+		// The profiles and trace, and the MemStats the heap profile in
+		// text ends with, sampled over the window.
+		for _, f := range []string{bundle.AllocsFile, bundle.HeapFile, bundle.GoroutineFile, bundle.TraceFile,
+			"memstats-start.txt", "memstats-end.txt", bundle.LiveTimesFile} {
+			if res.Files[f] == "" {
+				t.Errorf("%s: no %s in %v", base, f, res.Files)
+			}
+		}
+		if res.Live == nil || len(res.Live.Sources) != 1 || res.Live.Sources[0] != "memstats" || res.Live.WindowS < MinLiveWindow.Seconds() {
+			t.Errorf("%s: live %+v", base, res.Live)
 		}
 		for _, name := range []string{bundle.AllocsFile, bundle.HeapFile} {
 			f, err := os.Open(filepath.Join(dir, name))
@@ -65,7 +73,7 @@ func TestAttachLiveServer(t *testing.T) {
 			}
 		}
 		b, err := bundle.Open(dir)
-		if err != nil || b.Meta() == nil || len(b.Meta().Files) != 4 {
+		if err != nil || b.Meta() == nil || len(b.Meta().Files) != len(res.Files) {
 			t.Fatalf("bundle: %v", err)
 		}
 		// The trace header gives the version as major.minor.

@@ -154,6 +154,9 @@ type Input struct {
 	Trace *TraceEvidence
 	// Lint is what the source checks found, when they were run.
 	Lint *LintEvidence
+	// Live is what the running program served about its own GC over a
+	// window, when it was sampled.
+	Live *LiveEvidence
 	// Tune asks for tuning advice from the pacer model; nil for none.
 	Tune *TuneRequest
 	// Bundle is the evidence bundle the input was read from, "" when none.
@@ -178,6 +181,8 @@ type Diagnosis struct {
 	// Heap is the allocation profile evidence, if any.
 	Heap  *HeapEvidence
 	Trace *TraceEvidence
+	// Live is the running program's own figures over a window, if any.
+	Live *LiveEvidence
 	// Lint is the source checks' evidence, and LintRanked its findings
 	// weighed by the allocation profile, heaviest line first.
 	Lint       *LintEvidence
@@ -239,7 +244,7 @@ func Diagnose(in *Input) *Diagnosis {
 		in = &cp
 	}
 	d := &Diagnosis{Log: in.Log, GoVersion: in.GoVersion, GOGC: in.GOGC, Run: in.Run, Heap: in.Heap, Trace: in.Trace, Lint: in.Lint,
-		Extensions: in.Extensions}
+		Live: in.Live, Extensions: in.Extensions}
 	ev := newEvidenceView(in)
 	d.heapSites = ev.heapSites()
 	if in.Lint != nil {
@@ -260,6 +265,13 @@ func Diagnose(in *Input) *Diagnosis {
 			for _, s := range in.Log.Segments {
 				if f := r.check(ev, s); f != nil {
 					found = append(found, r.fill(f, s))
+				}
+			}
+		}
+		if r.live != nil {
+			if lv := ev.live(); lv != nil {
+				if f := r.live(ev, lv); f != nil {
+					found = append(found, r.fill(f, nil))
 				}
 			}
 		}

@@ -37,6 +37,9 @@ type Rule struct {
 	// evidence as a whole and may report several findings.
 	check    func(*evidenceView, *gctrace.Segment) *Finding
 	checkAll func(*evidenceView) []*Finding
+	// live judges what a running program served about its own GC over a
+	// window (Input.Live), by the same thresholds as check.
+	live func(*evidenceView, *liveView) *Finding
 	// file is the source file that registered the rule: each rule lives
 	// in rule_ID.go (with - as _), which the tests hold the package to.
 	file string

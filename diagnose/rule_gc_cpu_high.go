@@ -13,7 +13,7 @@ func init() {
 		Title:    "GC takes a large share of the CPU",
 		Severity: Warning,
 		Rank:     20,
-		Evidence: "gctrace",
+		Evidence: "gctrace, or a running program's own figures",
 		Rationale: `Every millisecond of CPU the collector uses is taken from the program:
 background mark workers take whole Ps, and mark assists stall the goroutines
 that allocate. At 10–15% GC CPU a service needs that much more hardware for
@@ -23,7 +23,13 @@ cycles' CPU fields account for, idle mark workers excluded, between the first
 and the last cycle of a process: warning at ≥ 10%, critical at ≥ 25%, with at
 least 3 cycles (and 10 cycles or 1 s of wall time, so that a compiler run
 of half a second in a build does not count). Before Go 1.5 lines have no timestamps; the runtime's own
-cumulative percentage is used when that is all there is.`,
+cumulative percentage is used when that is all there is.
+From a running program's own figures (attach, doctor URL) the same
+thresholds apply to the window's share, exact where the runtime measured
+it (runtime/metrics CPU classes, or GCCPUFraction at both ends with the
+process start time), else the runtime's average since the start, else an
+estimate from the cycles and the heap they scan, whose range the finding
+gives.`,
 		Remedy: `In steady state the GC's CPU is proportional to the allocation rate divided
 by GOGC: each cycle costs about as much as the live heap is large, and a
 cycle comes every live × GOGC/100 bytes allocated. So there are two levers.
@@ -42,6 +48,7 @@ beyond noise.`,
 		Versions: `GOMEMLIMIT exists from Go 1.19; before that the only knob is GOGC (and, as a
 last resort, a heap ballast).`,
 		check: checkGCCPU,
+		live:  liveGCCPU,
 	})
 }
 
@@ -158,4 +165,46 @@ func batchRemedy(c *evidenceView, s *gctrace.Segment, live int64) string {
 // minHeapMB returns the minimum heap goal for the GOGC in effect, in MiB.
 func (c *evidenceView) minHeapMB() int64 {
 	return int64(4 * c.gogc / 100)
+}
+
+func liveGCCPU(c *evidenceView, v *liveView) *Finding {
+	k := v.k
+	pct := k.GCCPU.Fraction * 100
+	if !known(pct) || pct < 10 || k.Cycles < 3 || k.WindowS < 1 && k.Cycles < 10 {
+		return nil
+	}
+	f := &Finding{Severity: Warning, score: pct}
+	if pct >= 25 && (k.GCCPU.Exact || !known(k.GCCPU.Low) || k.GCCPU.Low >= 0.25) {
+		f.Severity = Critical
+	}
+	procs := "GOMAXPROCS unknown"
+	if k.GOMAXPROCS > 0 {
+		procs = fmt.Sprintf("%d P", k.GOMAXPROCS)
+	}
+	f.Message = fmt.Sprintf("GC used %s%% of the CPU available to %s (%s) %s, %d cycles (%s).", f1(pct), v.who(), procs, v.over(), k.Cycles, k.GCCPU.From)
+	f.Evidence = []Evidence{{Label: "GC CPU", Value: pct, Unit: "%", Source: v.src()}}
+	if !k.GCCPU.Exact && known(k.GCCPU.Low) {
+		f.Caveats = append(f.Caveats, fmt.Sprintf("an estimate: between %s%% and %s%%", f1(k.GCCPU.Low*100), f1(k.GCCPU.High*100)))
+	}
+	if known(k.AllocBytesPerSecond) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "allocation rate", Value: k.AllocBytesPerSecond / (1 << 20), Unit: "MB/s", Source: v.src()})
+	}
+	f.Evidence = append(f.Evidence, Evidence{Label: "GC cycles", Value: k.CyclesPerSecond, Unit: "/s", Source: v.src()})
+	if known(k.LiveHeapBytes) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "live heap", Value: k.LiveHeapBytes / (1 << 20), Unit: "MB", Source: v.src()})
+	}
+	gogc, off := v.gogc(c)
+	live := k.LiveHeapBytes
+	switch {
+	case known(live) && known(k.HeapGoalBytes) && live >= 0.95*k.HeapGoalBytes:
+		f.Remedy = "The live heap fills the heap goal, so the GC runs back to back (see memlimit-death-spiral): raising GOGC changes nothing while a memory limit caps the goal. Make room between the live heap and the limit, or shrink the live heap."
+	case known(live) && live > 0 && !off:
+		g2 := gogc * 2
+		f.Remedy = fmt.Sprintf("Allocate less: the allocation profile this attach took ranks the sites that allocate the most bytes; "+remedyReuseBuffers+". Or trade memory for CPU: GOGC=%d would roughly halve the GC CPU while the heap goal grows from about %s to %s (live %s × (1 + GOGC/100)); with a memory budget, set GOMEMLIMIT to it and raise GOGC under it.",
+			g2, mib(live*float64(100+gogc)/100), mib(live*float64(100+g2)/100), mib(live))
+	default:
+		f.Remedy = "Allocate less (the allocation profile ranks the sites) or raise GOGC."
+	}
+	f.Verify = fmt.Sprintf("Attach again under the same load: GC CPU should fall well below %s%%.", f1(pct))
+	return f
 }

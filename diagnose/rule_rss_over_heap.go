@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 )
@@ -12,7 +13,7 @@ func init() {
 		Title:    "The process uses far more memory than its Go heap",
 		Severity: Warning,
 		Rank:     40,
-		Evidence: "gctrace + RSS (gcdoctor run)",
+		Evidence: "gctrace + RSS (gcdoctor run), or a running program's own figures",
 		Rationale: `Container limits and OOM killers count resident memory (RSS), not the Go
 heap. When RSS is far above the heap goal, memory is held outside what GOGC
 controls: freed heap pages the runtime has not returned to the OS (lazy
@@ -22,7 +23,10 @@ goroutine stacks, cgo or mmap'd memory.`,
 single process in the log: peak RSS ≥ 1.5× the largest heap the gctrace
 allows (heap at the end of a cycle, its goal, or the goal the last cycle
 set for the next one, which the heap may grow to unseen; plus stacks and
-globals) and at least 64 MB more.`,
+globals) and at least 64 MB more.
+From a running program's own figures (attach, doctor URL): its RSS
+(process_resident_memory_bytes) at the end of the window against the heap
+goal, stacks and globals then, by the same factors.`,
 		Remedy: `On Go 1.12–1.15 set GODEBUG=madvdontneed=1 so freed memory leaves RSS at
 once (the default again from Go 1.16). ` + docReturnMemory + ` GOMEMLIMIT
 counts all memory the runtime manages, not only the heap. If the gap
@@ -32,6 +36,7 @@ files, and goroutine stacks (a goroutine profile).`,
 		Versions: `Go 1.12–1.15 return memory with MADV_FREE by default (RSS drops only under
 memory pressure); Go ≥ 1.16 uses MADV_DONTNEED again. GOMEMLIMIT from Go 1.19.`,
 		checkAll: checkRSS,
+		live:     liveRSS,
 	})
 }
 
@@ -81,5 +86,26 @@ func rssFinding(c *evidenceView, s *gctrace.Segment, rss, heap int64) *Finding {
 	}
 	f.Remedy += " If the gap stays, the memory is not Go heap: check cgo allocations, mmap'd files and goroutine stacks."
 	f.Verify = "Rerun under gcdoctor run and compare peak RSS with the peak heap."
+	return f
+}
+
+func liveRSS(c *evidenceView, v *liveView) *Finding {
+	k := v.k
+	if !known(k.RSSBytes) || !known(k.HeapGoalBytes) {
+		return nil
+	}
+	heap := math.Max(k.HeapGoalBytes, zeroNaN(k.HeapAllocBytes)) + zeroNaN(k.StackBytes) + zeroNaN(k.GlobalsBytes)
+	if k.RSSBytes < 1.5*heap || k.RSSBytes-heap < 64<<20 {
+		return nil
+	}
+	f := &Finding{Severity: Warning, score: k.RSSBytes / heap}
+	f.Message = fmt.Sprintf("%s held %s of RSS at the end of the window while its Go heap could not exceed %s (the heap goal, stacks and globals): %s is held outside the heap the GC manages.",
+		capFirst(v.who()), mib(k.RSSBytes), mib(heap), mib(k.RSSBytes-heap))
+	f.Evidence = []Evidence{
+		{Label: "RSS", Value: k.RSSBytes / (1 << 20), Unit: "MB", Source: v.src()},
+		{Label: "heap goal, stacks, globals", Value: heap / (1 << 20), Unit: "MB", Source: v.src()},
+	}
+	f.Remedy = "Freed heap pages the runtime has not returned to the OS, goroutine stacks, cgo or mmap'd memory: on Go ≥ 1.19 GOMEMLIMIT makes the scavenger return memory as the limit nears; on Go 1.12–1.15 set GODEBUG=madvdontneed=1. If the gap stays, look at cgo allocations, mmap'd files and goroutine stacks."
+	f.Verify = "Attach again: RSS should come close to the heap goal."
 	return f
 }

@@ -13,7 +13,7 @@ func init() {
 		Title:    "Long stop-the-world pauses",
 		Severity: Warning,
 		Rank:     30,
-		Evidence: "gctrace",
+		Evidence: "gctrace, or a running program's own figures",
 		Rationale: `While the world is stopped no goroutine runs: every request in flight waits.
 Since Go 1.5 the two GC pauses per cycle (sweep termination and mark
 termination) normally take well under a millisecond; pauses of 10 ms and more
@@ -29,7 +29,11 @@ any throttling, or ≥ 10% steal) the finding says so and is only
 information: the host, not the program, made them long. The processes a
 command starts (go build's compilers) cannot be placed in time and are
 judged by the whole run (contended ≥ 50% of it). A quiet host makes the
-pauses the program's own, and the finding says that too.`,
+pauses the program's own, and the finding says that too.
+From a running program's own figures (attach, doctor URL): the same
+thresholds on the window's pauses, from the MemStats ring of the last 256
+cycles (both pauses of a cycle together), the agent's pause histogram, or
+client_golang's summary of the last pauses.`,
 		Remedy: `On Go ≤ 1.4 the collector itself stops the world for the whole mark: upgrade
 (Go 1.5 made marking concurrent; pauses went from seconds to milliseconds).
 On Go 1.5–1.6 finalizer scanning and stack shrinking still ran in mark
@@ -45,6 +49,7 @@ shows what ran while the world was stopping.`,
 finalizers or goroutines. < 1.14: no asynchronous preemption. < 1.25:
 GOMAXPROCS ignores the container's CPU limit.`,
 		check: checkSTW,
+		live:  liveSTW,
 	})
 }
 
@@ -143,4 +148,35 @@ func hostRemedy(h hostSpan) string {
 		return "The hypervisor gave the CPUs to other machines (steal): move to a larger or dedicated instance."
 	}
 	return "Give the program its CPUs: fewer busy processes beside it, or a CPU reservation (cpuset, a container's CPU request)."
+}
+
+func liveSTW(c *evidenceView, v *liveView) *Finding {
+	p := v.k.Pauses
+	long := known(p.MaxMS) && p.MaxMS >= 10
+	tail := known(p.P99MS) && p.Count >= 20 && p.P99MS >= 5
+	if !long && !tail {
+		return nil
+	}
+	f := &Finding{Severity: Warning, score: p.MaxMS}
+	switch {
+	case !long:
+		f.Severity = Info
+	case p.MaxMS >= 100:
+		f.Severity = Critical
+	}
+	what := "stop-the-world pause"
+	if p.PerCycle {
+		what = "cycle's stop-the-world pauses together"
+	}
+	f.Message = fmt.Sprintf("The longest %s of %s took %s ms (p99 %s ms, %d figures; %s).", what, v.who(), f1(p.MaxMS), f1(p.P99MS), p.Count, p.From)
+	f.Evidence = []Evidence{{Label: "longest pause", Value: p.MaxMS, Unit: "ms", Source: v.src()}}
+	if known(p.P99MS) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "p99 pause", Value: p.P99MS, Unit: "ms", Source: v.src()})
+	}
+	if !p.Window {
+		f.Caveats = append(f.Caveats, "the pauses are not exactly the window's: "+p.From)
+	}
+	f.Remedy = "Pauses this long come from a machine whose CPUs are contended (a stopped world waits for a CPU like any thread), CPU throttling by a container limit below GOMAXPROCS, or goroutines that do not reach a preemption point. The execution trace of this attach (gcdoctor trace) says what ran while the world was stopping."
+	f.Verify = fmt.Sprintf("Attach again: the longest pause (now %s ms) should stay under 10 ms.", f1(p.MaxMS))
+	return f
 }

@@ -1,10 +1,16 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gcdoctor/gcdoctor/live"
 
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
@@ -99,11 +105,37 @@ func tunedRunIn(dir string, budget int64) func(*testing.T) *Input {
 	}
 }
 
+// liveIn is what testdata/live/NAME stores of a running program's own GC
+// figures (see capture.sh there).
+func liveIn(name string) func(*testing.T) *Input {
+	return func(t *testing.T) *Input {
+		dir := filepath.Join("testdata", "live", name)
+		start, end, during, notes, err := live.Load(func(file string) ([]byte, error) {
+			data, err := os.ReadFile(filepath.Join(dir, file))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			return data, err
+		})
+		if err != nil || len(notes) > 0 {
+			t.Fatalf("%s: %v %v", dir, err, notes)
+		}
+		k, err := live.Between(start, end, during...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Input{Live: &LiveEvidence{Name: dir, KPIs: k}}
+	}
+}
+
 // ruleCases holds every rule's cases. TestRuleCases fails when a rule of
 // Rules() has no firing case or no near miss here.
 var ruleCases = []ruleCase{
 	fires("alloc-churn", "go1.26 alloc, heap turns over 50 times a second", logIn("gctrace/go1.26-alloc.log", "go1.26.8"), Warning, "heap turnover", 45, 55),
 	quiet("alloc-churn", "go1.26 scav, turns over 9.7 times a second", logIn("gctrace/go1.26-scav.log", "go1.26.8")),
+	fires("alloc-churn", "a running program turning its heap over 22 times a second", liveIn("churn"), Info, "heap turnover", 15, 30),
+	quiet("alloc-churn", "a running program at the minimum heap", liveIn("minheap")),
+	quiet("alloc-churn", "a healthy running program", liveIn("healthy")),
 
 	fires("assist-heavy", "seed002, assists 30.4% of marking at 18% GC CPU", logIn("gctrace/seed002-go110-4P.log", "go1.10"), Warning, "assist share of mark CPU", 30, 31),
 	fires("assist-heavy", "cockroach go19, assists half of marking at 3% GC CPU", logIn("gctrace/05-go14812-cockroach-go19-8P.log", "go1.9"), Info, "assist share of mark CPU", 49, 51),
@@ -122,6 +154,9 @@ var ruleCases = []ruleCase{
 	fires("gc-cpu-high", "death spiral at 35% GC CPU", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "GC CPU", 34, 36),
 	fires("gc-cpu-high", "go build, the compiler of runtime at 11% GC CPU", runIn("host/gobuild", ""), Warning, "GC CPU", 10.5, 12),
 	quiet("gc-cpu-high", "go1.26 alloc at 9.1% GC CPU", logIn("gctrace/go1.26-alloc.log", "go1.26.8")),
+	fires("gc-cpu-high", "a running program at GOGC=25, 19% GC CPU by runtime/metrics", liveIn("gccpu"), Warning, "GC CPU", 12, 25),
+	fires("gc-cpu-high", "a running program at its memory limit, 41% GC CPU", liveIn("spiral"), Critical, "GC CPU", 30, 50),
+	quiet("gc-cpu-high", "a running program turning its heap over fast at 4% GC CPU", liveIn("churn")),
 
 	fires("gogc-headroom", "GOGC=1000, a peak heap 11× the live heap", runIn("headroom/gogc1000", ""), Info, "above 2 × live", 140, 160),
 	fires("gogc-headroom", "GOGC=1000 with the pacer model", tunedRunIn("headroom/gogc1000", 0), Info, "GC CPU at GOGC=100 (model)", 2, 10),
@@ -132,6 +167,8 @@ var ruleCases = []ruleCase{
 
 	fires("gc-min-heap", "every cycle at 4 MB, 12 a second", logIn("minheap/fast.log", "go1.26.8"), Info, "GC cycles", 10, 15),
 	quiet("gc-min-heap", "every cycle at 4 MB, 3 a second", logIn("minheap/slow.log", "go1.26.8")),
+	fires("gc-min-heap", "a running program at the 16 MB minimum of GOGC=400, 8 cycles a second", liveIn("minheap"), Info, "GC cycles", 5, 15),
+	quiet("gc-min-heap", "a running program with 8 MB live, 29 cycles a second", liveIn("churn")),
 
 	fires("goroutine-explosion", "a goroutine per item", traceIn("trace/explosion.trace"), Warning, "peak alive", 500, 700),
 	quiet("goroutine-explosion", "goroutines in batches of 8", traceIn("trace/explosion-fix.trace")),
@@ -188,6 +225,8 @@ var ruleCases = []ruleCase{
 	fires("memlimit-death-spiral", "go58106, GOGC=off at the memory limit", logIn("gctrace/15-go58106-gomemlimit-death-spiral-3P.log", "go1.19.5"), Critical, "wall time marking", 95, 96),
 	quiet("memlimit-death-spiral", "go19393, marking half the time far under the goal", logIn("gctrace/07-go19393-huge-heap-22GB-48P.log", "go1.8")),
 	quiet("memlimit-death-spiral", "assist run at the goal with GOGC=25 and no limit", runIn("trace/assist-run", "")),
+	fires("memlimit-death-spiral", "a running program pinned at GOMEMLIMIT=48MiB with GOGC=off", liveIn("spiral"), Critical, "live heap", 50, 65),
+	quiet("memlimit-death-spiral", "a running program at GOGC=25, its live heap 80% of the goal", liveIn("gccpu")),
 
 	fires("rss-held-idle", "256 MiB dropped, then idle", runIn("rss/held", ""), Info, "RSS while idle (median)", 250, 270),
 	quiet("rss-held-idle", "debug.FreeOSMemory after the drop", runIn("rss/held-fix", "")),
@@ -195,12 +234,16 @@ var ruleCases = []ruleCase{
 	fires("rss-over-heap", "192 MiB mapped outside the heap", runIn("rss/offheap", ""), Warning, "peak RSS", 200, 215),
 	quiet("rss-over-heap", "48 MiB mapped outside the heap", runIn("rss/offheap-48", "")),
 	quiet("rss-over-heap", "256 MiB on the heap after the last cycle", runIn("rss/held", "")),
+	fires("rss-over-heap", "a running program with 200 MiB mapped outside the heap", liveIn("rss"), Warning, "RSS", 240, 270),
+	quiet("rss-over-heap", "a healthy running program", liveIn("healthy")),
 
 	fires("stw-long", "etcd, 18 ms mark termination", logIn("gctrace/10-etcd8472-journald-scvg-2P.log", ""), Warning, "longest pause", 18, 18),
 	fires("stw-long", "go10898, 330 ms pauses", logIn("gctrace/01-go10898-go15dev-hashnum-1P.log", ""), Critical, "longest pause", 330, 330),
 	fires("stw-long", "59 ms pauses beside CPU hogs, placed in time", runIn("host/pauses-hogs", ""), Info, "CPU pressure around the longest pause", 90, 100),
 	fires("stw-long", "go build's 114 ms compiler pause on a contended host", runIn("host/gobuild", ""), Info, "CPU pressure over the run", 90, 100),
 	quiet("stw-long", "gofmt, pauses up to 7.1 ms, p99 2.6 ms", logIn("gctrace/gofmt-l-goroot-src.gctrace.log", "go1.26")),
+	fires("stw-long", "a running program spinning 60 ms without preemption", liveIn("stw"), Warning, "longest pause", 10, 100),
+	quiet("stw-long", "a healthy running program", liveIn("healthy")),
 
 	fires("trace-assist-heavy", "64 KiB buffers over a pointer-rich heap", traceIn("trace/assist.trace"), Warning, "assist share of mark CPU", 50, 60),
 	quiet("trace-assist-heavy", "one buffer reused", traceIn("trace/assist-fix.trace")),
@@ -289,7 +332,7 @@ func TestRules(t *testing.T) {
 // hasEvidence reports whether the input holds anything for a rule to
 // judge: a near miss is never an empty input.
 func hasEvidence(in *Input) bool {
-	return (in.Log != nil && len(in.Log.Segments) > 0) || in.Heap != nil || in.Trace != nil || in.Lint != nil || len(in.RSS) > 0
+	return (in.Log != nil && len(in.Log.Segments) > 0) || in.Heap != nil || in.Trace != nil || in.Lint != nil || len(in.RSS) > 0 || in.Live != nil
 }
 
 func evidenceValue(f Finding, label string) (float64, bool) {

@@ -69,7 +69,7 @@ func newLoader(ctx context.Context, opt *Options) *loader {
 // found reports whether any evidence was read: the source checks count,
 // since they are worth reporting on their own.
 func (l *loader) found() bool {
-	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil || l.in.Lint != nil || len(l.in.Extensions) > 0
+	return l.in.Log != nil || l.in.Heap != nil || l.in.Trace != nil || l.in.Lint != nil || l.in.Live != nil || len(l.in.Extensions) > 0
 }
 
 // file reads one input the user named.
@@ -156,6 +156,9 @@ func LoadBundle(ctx context.Context, path string, opt Options) (*Set, error) {
 			}
 			l.set.note("%s left out: %v", file, err)
 		}
+	}
+	if opt.want() == All {
+		l.liveSamples(b, path)
 	}
 	if l.in.Run == nil {
 		// A run's log ends where the program exited, often inside a gc

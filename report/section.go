@@ -135,7 +135,7 @@ type builder func(d *diagnose.Diagnosis) *Section
 // builders are the builders of every kind of evidence, in the order the
 // reports show them: the built-in kinds, then those registered with
 // RegisterSection.
-var builders = []builder{gctraceSection, heapSection, traceSection, crossSection, lintSection, tuningSection}
+var builders = []builder{gctraceSection, liveSection, heapSection, traceSection, crossSection, lintSection, tuningSection}
 
 // RegisterSection adds the section of a kind of evidence that a package
 // outside report adds (see diagnose.Extension): build returns nil when
