@@ -215,8 +215,8 @@ func (e *SyntaxError) Error() string {
 //
 //	scan: total 2455+1208+12578=16241 objs, 221+251=472 spans
 //
-// objects scanned one at a time (large objects, objects of size classes
-// Green Tea leaves alone, and a span's only marked object), objects
+// objects scanned one at a time (8-byte objects, objects over 512 bytes,
+// large objects, and a span's only marked object), objects
 // scanned span by span where few of the span's objects were marked
 // (sparse), and objects scanned span by span with the vector kernel where
 // many were (dense: an eighth of the span or more, on amd64 with
