@@ -44,6 +44,13 @@ type BenchSpec struct {
 	// Settings are the GC settings to run under; the first is the
 	// baseline.
 	Settings []pacer.Setting
+	// Experiments are GOEXPERIMENT values to compare (ParseExperiments),
+	// every setting under each, the first value's first setting the
+	// baseline. GOEXPERIMENT is read when a program is built, so the test
+	// binary of Pkg is built once per value; a prebuilt Binary cannot be
+	// switched, and Bench refuses Experiments with one (ErrPrebuilt). Nil
+	// builds once, with the environment's GOEXPERIMENT.
+	Experiments []string
 	// Count is the number of runs per setting; zero means
 	// DefaultBenchCount. Each run is one process running every matching
 	// benchmark once (-test.count=1), the settings interleaved.
@@ -89,8 +96,9 @@ func (s *BenchSpec) Pattern() string {
 // (-benchtime=Nx), and so the same work whatever the setting.
 func (s *BenchSpec) FixedWork() bool { return strings.HasSuffix(s.Benchtime, "x") }
 
-// Bench builds the package's test binary once, then runs its benchmarks
-// Count times under each setting, interleaved as Sweep interleaves runs,
+// Bench builds the package's test binary once (once per GOEXPERIMENT
+// value with Experiments), then runs its benchmarks Count times under
+// each setting, interleaved as Sweep interleaves runs,
 // and hands every run to each, which reads the benchmark results and the
 // gctrace before returning. It returns the test binary's command line as
 // run; the binary built from Pkg is a temporary file, gone when Bench
@@ -113,14 +121,17 @@ func Bench(ctx context.Context, s BenchSpec, each func(*SettingRun) error) ([]st
 	if stderr == nil {
 		stderr = io.Discard
 	}
+	if s.Binary != "" && len(s.Experiments) > 0 {
+		return nil, fmt.Errorf("%s: %w; give its package instead", s.Binary, ErrPrebuilt)
+	}
 	tmp, err := os.MkdirTemp("", "gcdoctor-bench-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	bin, dir := s.Binary, s.Dir
-	if bin == "" {
-		if bin, dir, err = buildTestBinary(ctx, s.Pkg, tmp, env, stderr); err != nil {
+	bins, dir := []string{s.Binary}, s.Dir
+	if s.Binary == "" {
+		if bins, dir, err = s.buildTestBinaries(ctx, tmp, env, stderr); err != nil {
 			return nil, err
 		}
 	}
@@ -129,23 +140,25 @@ func Bench(ctx context.Context, s BenchSpec, each func(*SettingRun) error) ([]st
 		args = append(args, "-test.benchtime="+s.Benchtime)
 	}
 	args = append(args, s.TestArgs...)
-	command := append([]string{bin}, args...)
+	command := append([]string{bins[0]}, args...)
 	outPath := filepath.Join(tmp, "stdout.txt")
-	total := count * len(s.Settings)
+	total := count * len(s.Settings) * len(bins)
 	done := 0
 	for rep := range count {
-		for i, set := range s.Settings {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+		for e, bin := range bins {
+			for i, set := range s.Settings {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+				if s.Progress != nil {
+					s.Progress(done, total, set)
+				}
+				run := &SettingRun{Setting: i, Experiment: e, Run: rep + 1, OutputPath: outPath}
+				if err := s.runOnce(ctx, bin, args, dir, SettingEnv(env, set), stderr, count, run, each); err != nil {
+					return nil, err
+				}
+				done++
 			}
-			if s.Progress != nil {
-				s.Progress(done, total, set)
-			}
-			run := &SettingRun{Setting: i, Run: rep + 1, OutputPath: outPath}
-			if err := s.runOnce(ctx, bin, args, dir, SettingEnv(env, set), stderr, count, run, each); err != nil {
-				return nil, err
-			}
-			done++
 		}
 	}
 	if s.Progress != nil {
@@ -160,6 +173,9 @@ func Bench(ctx context.Context, s BenchSpec, each func(*SettingRun) error) ([]st
 // every run would share, and those of each, which are the caller's own.
 func (s *BenchSpec) runOnce(ctx context.Context, bin string, args []string, dir string, env []string, stderr io.Writer, count int, run *SettingRun, each func(*SettingRun) error) error {
 	named := func(err error) error {
+		if len(s.Experiments) > 0 {
+			return fmt.Errorf("GOEXPERIMENT=%s %s, run %d of %d: %w", s.Experiments[run.Experiment], s.Settings[run.Setting], run.Run, count, err)
+		}
 		return fmt.Errorf("%s, run %d of %d: %w", s.Settings[run.Setting], run.Run, count, err)
 	}
 	f, err := os.Create(run.OutputPath)
@@ -247,10 +263,30 @@ func lastLine(s string) string {
 	return ""
 }
 
-// buildTestBinary compiles pkg's test binary into dir without gctrace, so
+// buildTestBinaries compiles the package's test binary into dir, once
+// per GOEXPERIMENT value of s.Experiments (once with env as it is without
+// them), and returns the binaries with the package's directory.
+func (s *BenchSpec) buildTestBinaries(ctx context.Context, dir string, env []string, stderr io.Writer) ([]string, string, error) {
+	if len(s.Experiments) == 0 {
+		bin, pkgDir, err := buildTestBinary(ctx, s.Pkg, filepath.Join(dir, "pkg.test"), env, stderr)
+		return []string{bin}, pkgDir, err
+	}
+	var bins []string
+	var pkgDir string
+	for i, exp := range s.Experiments {
+		bin, d, err := buildTestBinary(ctx, s.Pkg, filepath.Join(dir, fmt.Sprintf("pkg-%d.test", i)), experimentEnv(env, exp), stderr)
+		if err != nil {
+			return nil, "", fmt.Errorf("GOEXPERIMENT=%s: %w", exp, err)
+		}
+		bins, pkgDir = append(bins, bin), d
+	}
+	return bins, pkgDir, nil
+}
+
+// buildTestBinary compiles pkg's test binary into bin without gctrace, so
 // that the go command's own collections stay out of the measurements, and
 // returns it with the package's directory, where go test would run it.
-func buildTestBinary(ctx context.Context, pkg, dir string, env []string, stderr io.Writer) (bin, pkgDir string, err error) {
+func buildTestBinary(ctx context.Context, pkg, bin string, env []string, stderr io.Writer) (_, pkgDir string, err error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return "", "", fmt.Errorf("building the test binary: %v", err)
@@ -268,7 +304,6 @@ func buildTestBinary(ctx context.Context, pkg, dir string, env []string, stderr 
 	if len(dirs) != 1 {
 		return "", "", fmt.Errorf("%s names %d packages; bench compares the benchmarks of one", pkg, len(dirs))
 	}
-	bin = filepath.Join(dir, "pkg.test")
 	var msgs bytes.Buffer
 	cmd = exec.CommandContext(ctx, goTool, "test", "-c", "-o", bin, pkg)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, &msgs, io.MultiWriter(&msgs, stderr)

@@ -36,6 +36,15 @@ type SweepSpec struct {
 	// Settings are the GC settings to run under; the first is the
 	// baseline.
 	Settings []pacer.Setting
+	// Experiments are GOEXPERIMENT values to compare (ParseExperiments),
+	// every setting under each, the first value's first setting the
+	// baseline. GOEXPERIMENT is read when a program is built, so the
+	// program is built once per value: the go command (go run PKG) builds
+	// it with each value in its environment, and a directory holding a
+	// main package is built with go build. A prebuilt program cannot be
+	// switched, and Sweep refuses Experiments with one (ErrPrebuilt). Nil
+	// runs the program as it is.
+	Experiments []string
 	// Count is the number of runs per setting; zero means
 	// DefaultSweepCount.
 	Count int
@@ -54,6 +63,9 @@ type SweepSpec struct {
 type SettingRun struct {
 	// Setting is the index of the run's setting in the spec's Settings.
 	Setting int
+	// Experiment is the index of the run's GOEXPERIMENT value in the
+	// spec's Experiments; 0 when there are none.
+	Experiment int
 	// Run numbers the run among those of its setting, from 1.
 	Run int
 	// Result is what Run gathered. Its GCTracePath is removed once the
@@ -70,11 +82,17 @@ type SettingRun struct {
 // caller (a run without a GC cycle, for one).
 type Failure struct {
 	Setting pacer.Setting
-	Run     int // 1-based
-	Err     error
+	// Experiment is the run's GOEXPERIMENT value, "" when the sweep
+	// compares none.
+	Experiment string
+	Run        int // 1-based
+	Err        error
 }
 
 func (f Failure) Error() string {
+	if f.Experiment != "" {
+		return fmt.Sprintf("GOEXPERIMENT=%s %s, run %d: %v", f.Experiment, f.Setting, f.Run, f.Err)
+	}
 	return fmt.Sprintf("%s, run %d: %v", f.Setting, f.Run, f.Err)
 }
 
@@ -114,6 +132,10 @@ func SettingEnv(env []string, s pacer.Setting) []string {
 // not run again: a failing program's figures compare nothing, but the other
 // settings' still do. Sweep returns an error when ctx is cancelled, and
 // the first failure when every setting failed.
+//
+// With Experiments, the program is built once per GOEXPERIMENT value
+// before the first run (see SweepSpec.Experiments), and each round of
+// runs goes through every value's settings.
 func Sweep(ctx context.Context, s SweepSpec, each func(*SettingRun) error) ([]Failure, error) {
 	if len(s.Settings) == 0 {
 		return nil, errors.New("no settings to compare")
@@ -126,47 +148,68 @@ func Sweep(ctx context.Context, s SweepSpec, each func(*SettingRun) error) ([]Fa
 	if env == nil {
 		env = os.Environ()
 	}
+	tmp, err := os.MkdirTemp("", "gcdoctor-sweep-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	stderr := s.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	builds, err := s.sweepBuilds(ctx, tmp, env, stderr)
+	if err != nil {
+		return nil, err
+	}
 	var failures []Failure
-	total := count * len(s.Settings)
+	cols := len(builds) * len(s.Settings)
+	total := count * cols
 	done := 0
-	failed := make([]bool, len(s.Settings))
+	failed := make([]bool, cols)
 	for rep := range count {
-		for i, set := range s.Settings {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if failed[i] {
-				done++
-				continue
-			}
-			if s.Progress != nil {
-				s.Progress(done, total, set)
-			}
-			run := &SettingRun{Setting: i, Run: rep + 1}
-			if err := s.runOnce(ctx, env, run, each); err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
+		for e, b := range builds {
+			for i, set := range s.Settings {
+				if err := ctx.Err(); err != nil {
+					return nil, err
 				}
-				failed[i] = true
-				failures = append(failures, Failure{Setting: set, Run: rep + 1, Err: err})
+				col := e*len(s.Settings) + i
+				if failed[col] {
+					done++
+					continue
+				}
+				if s.Progress != nil {
+					s.Progress(done, total, set)
+				}
+				run := &SettingRun{Setting: i, Experiment: e, Run: rep + 1}
+				if err := s.runOnce(ctx, b, run, each); err != nil {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					failed[col] = true
+					f := Failure{Setting: set, Run: rep + 1, Err: err}
+					if len(s.Experiments) > 0 {
+						f.Experiment = s.Experiments[e]
+					}
+					failures = append(failures, f)
+				}
+				done++
 			}
-			done++
 		}
 	}
 	if s.Progress != nil {
 		s.Progress(done, total, s.Settings[len(s.Settings)-1])
 	}
-	if len(failures) == len(s.Settings) {
+	if len(failures) == cols {
 		return nil, failures[0]
 	}
 	return failures, nil
 }
 
-// runOnce runs the program once under run's setting and hands the run to
-// each.
-func (s *SweepSpec) runOnce(ctx context.Context, env []string, run *SettingRun, each func(*SettingRun) error) error {
+// runOnce runs the program b once under run's setting and hands the run
+// to each.
+func (s *SweepSpec) runOnce(ctx context.Context, b sweepBuild, run *SettingRun, each func(*SettingRun) error) error {
 	cr, err := Run(ctx, Spec{
-		Path: s.Path, Args: s.Args, Env: SettingEnv(env, s.Settings[run.Setting]), Dir: s.Dir,
+		Path: b.path, Args: b.args, Env: SettingEnv(b.env, s.Settings[run.Setting]), Dir: s.Dir,
 		Stdout: s.Stdout, Stderr: s.Stderr, ToolVersion: s.ToolVersion,
 	})
 	if cr == nil {

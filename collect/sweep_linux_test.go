@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -210,7 +211,7 @@ func TestBench(t *testing.T) {
 
 	// A prebuilt binary runs in Dir; its failures name the setting and
 	// the run, while the callback's errors come back as they are.
-	bin, dir, err := buildTestBinary(context.Background(), pkg, t.TempDir(), os.Environ(), nil)
+	bin, dir, err := buildTestBinary(context.Background(), pkg, filepath.Join(t.TempDir(), "pkg.test"), os.Environ(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,5 +237,48 @@ func TestBench(t *testing.T) {
 	}
 	if _, err := Bench(context.Background(), BenchSpec{Pkg: "./testdata/no-such-package", Settings: settings}, record(&calls)); err == nil || !strings.Contains(err.Error(), "no-such-package") {
 		t.Errorf("Bench of a missing package: %v", err)
+	}
+}
+
+// TestExperiments builds a program and a package's test binary once per
+// GOEXPERIMENT value and runs each build, as sweep and bench
+// --goexperiment do; a prebuilt program cannot be switched.
+func TestExperiments(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	exps := []string{"greenteagc", "nogreenteagc"}
+	versions := func(got *[]string) func(*SettingRun) error {
+		return func(r *SettingRun) error {
+			*got = append(*got, fmt.Sprintf("%d.%d.%d %s", r.Experiment, r.Setting, r.Run, r.Result.GoVersion))
+			return nil
+		}
+	}
+	settings := []pacer.Setting{{GOGC: 100}}
+	var got []string
+	failures, err := Sweep(context.Background(), SweepSpec{Path: "testdata/alloc", Args: []string{"-alloc=20ms"},
+		Settings: settings, Experiments: exps, Count: 1}, versions(&got))
+	if err != nil || len(failures) != 0 {
+		t.Fatalf("Sweep of a package directory: %v, failures %v", err, failures)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "0.0.1 go1.") || strings.Contains(got[0], "nogreenteagc") || !strings.HasPrefix(got[1], "1.0.1 go1.") || !strings.Contains(got[1], "X:nogreenteagc") {
+		t.Errorf("sweep runs %q: want the default build, then one built with nogreenteagc", got)
+	}
+
+	got = nil
+	_, err = Bench(context.Background(), BenchSpec{Pkg: "../compare/testdata/benchsrc", Bench: "Join", Benchtime: "10x",
+		Settings: settings, Experiments: exps, Count: 1}, versions(&got))
+	if err != nil {
+		t.Fatalf("Bench: %v", err)
+	}
+	if len(got) != 2 || strings.Contains(got[0], "nogreenteagc") || !strings.Contains(got[1], "X:nogreenteagc") {
+		t.Errorf("bench runs %q: want the default build, then one built with nogreenteagc", got)
+	}
+
+	if _, err := Sweep(context.Background(), SweepSpec{Path: alloc(t), Settings: settings, Experiments: exps}, versions(&got)); !errors.Is(err, ErrPrebuilt) {
+		t.Errorf("Sweep of a prebuilt program with experiments: %v, want ErrPrebuilt", err)
+	}
+	if _, err := Bench(context.Background(), BenchSpec{Binary: alloc(t), Settings: settings, Experiments: exps}, versions(&got)); !errors.Is(err, ErrPrebuilt) {
+		t.Errorf("Bench of a prebuilt binary with experiments: %v, want ErrPrebuilt", err)
 	}
 }

@@ -109,3 +109,36 @@ func TestBenchSpec(t *testing.T) {
 		}
 	}
 }
+
+func TestParseExperiments(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want []string
+		err  string
+	}{
+		{nil, nil, ""},
+		{[]string{"greenteagc", "nogreenteagc"}, []string{"greenteagc", "nogreenteagc"}, ""},
+		{[]string{"nogreenteagc+randomizedheapbase64"}, []string{"nogreenteagc,randomizedheapbase64"}, ""},
+		{[]string{"GreenTea"}, nil, `GOEXPERIMENT "GreenTea": want lower-case experiment names`},
+		{[]string{""}, nil, `GOEXPERIMENT "": want lower-case`},
+		{[]string{"a+"}, nil, `GOEXPERIMENT "a+": want lower-case`},
+		{[]string{"x;rm -rf"}, nil, `want lower-case`},
+		{[]string{"greenteagc", "greenteagc"}, nil, `GOEXPERIMENT "greenteagc" given twice`},
+		{[]string{"a", "b", "c", "d", "e", "f", "g", "h", "i"}, nil, "9 GOEXPERIMENT values: at most 8"},
+	}
+	for _, tt := range tests {
+		got, err := ParseExperiments(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseExperiments(%q) = %q, %v; want error %q", tt.in, got, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("ParseExperiments(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	if env := experimentEnv([]string{"A=1", "GOEXPERIMENT=arenas", "B=2"}, "nogreenteagc"); !slices.Equal(env, []string{"A=1", "B=2", "GOEXPERIMENT=nogreenteagc"}) {
+		t.Errorf("experimentEnv = %q", env)
+	}
+}

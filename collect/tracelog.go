@@ -135,7 +135,7 @@ func (f *traceFilter) line(line []byte) {
 // reach the go command (see toolexec), so a header followed by gctrace
 // lines on its standard error is such a replay. The replayed block is the
 // header and the lines that follow it as one process writes them: cycles
-// numbered one after the other, with the scavenger and pacer lines between
+// numbered one after the other, with the scavenger, pacer and scan lines between
 // them. The go command's own lines, which may come right after, do not
 // continue the numbering, and end the block.
 type replayFilter struct {
@@ -182,7 +182,7 @@ func (f *replayFilter) inBlock(k gctrace.Kind, cy *gctrace.Cycle) bool {
 		}
 		f.last = cy.Num
 		return true
-	case gctrace.KindForced, gctrace.KindScavenge, gctrace.KindPacer:
+	case gctrace.KindForced, gctrace.KindScavenge, gctrace.KindPacer, gctrace.KindScan:
 		return true
 	}
 	return false

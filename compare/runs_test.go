@@ -242,3 +242,47 @@ func TestPredictionBesideMeasurement(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentColumns feeds SweepRuns runs of two builds (GOEXPERIMENT
+// values), as collect hands them over: a column per build and setting,
+// and the model's predictions only for the build it was fitted on.
+func TestExperimentColumns(t *testing.T) {
+	settings := []pacer.Setting{{GOGC: 100}, {GOGC: 400}}
+	r := NewSweepRuns([]string{"go", "run", "./json-marshal"}, settings, "greenteagc", "nogreenteagc")
+	wantCols := []string{"greenteagc GOGC=100", "greenteagc GOGC=400", "nogreenteagc GOGC=100", "nogreenteagc GOGC=400"}
+	if got := r.Column(1, 0); got != 2 {
+		t.Errorf("Column(1, 0) = %d, want 2", got)
+	}
+	logs := []string{"json-marshal.gogc100.r1.log", "json-marshal.gogc400.r1.log", "json-marshal.gogc100.r2.log", "json-marshal.gogc400.r2.log"}
+	for e := range 2 {
+		for i := range settings {
+			col := r.Column(e, i)
+			if err := r.Add(col, Measured{GCTracePath: realLogs + logs[col], Wall: time.Second, CPU: time.Second}); err != nil {
+				t.Fatalf("Add(%d): %v", col, err)
+			}
+		}
+	}
+	tab := r.Table()
+	if !slices.Equal(tab.Columns, wantCols) {
+		t.Errorf("columns %q, want %q", tab.Columns, wantCols)
+	}
+	gc := tab.Find("", MetricGCCount.Name)
+	if gc == nil {
+		t.Fatal("no GC count row")
+	}
+	for i, c := range gc.Cells {
+		if got, want := c.Predicted != nil, i < 2; got != want {
+			t.Errorf("column %s: predicted %v, want %v", wantCols[i], got, want)
+		}
+	}
+	if !containsPrefix(tab.Caveats, "The program was built once with each of GOEXPERIMENT=greenteagc, GOEXPERIMENT=nogreenteagc") ||
+		!containsPrefix(tab.Caveats, "No predictions for the builds without GOEXPERIMENT=greenteagc") {
+		t.Errorf("notes %q", tab.Caveats)
+	}
+
+	// One setting: the builds name the columns alone.
+	b := NewBenchRuns("./codec", ".", []pacer.Setting{{GOGC: 100}}, 1, true, "greenteagc", "nogreenteagc+randomizedheapbase64")
+	if got := b.Table().Columns; !slices.Equal(got, []string{"greenteagc", "nogreenteagc+randomizedheapbase64"}) {
+		t.Errorf("bench columns %q", got)
+	}
+}

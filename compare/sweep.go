@@ -62,8 +62,12 @@ func (m *Measured) parseGCTrace(set pacer.Setting, keep bool) (*gctrace.Log, err
 // SweepRuns holds the runs of a program under several GC settings, and
 // compares the settings.
 type SweepRuns struct {
-	Command  []string
+	Command []string
+	// Settings are the GC settings of each column.
 	Settings []pacer.Setting
+	// Experiments are the GOEXPERIMENT values of each column, nil when the
+	// runs compare none (see NewSweepRuns).
+	Experiments []string
 	// Runs holds, per setting, the figures of each run in the order run.
 	Runs      [][]Run
 	GoVersion string // the Go version that built the program, if known
@@ -73,15 +77,23 @@ type SweepRuns struct {
 	ModelErr error
 
 	fitTried bool
+	perExp   int // settings per GOEXPERIMENT value
 }
 
 // NewSweepRuns returns an empty SweepRuns for a command run under
-// settings, the first the baseline.
-func NewSweepRuns(command []string, settings []pacer.Setting) *SweepRuns {
-	return &SweepRuns{Command: command, Settings: settings, Runs: make([][]Run, len(settings))}
+// settings, the first the baseline. With experiments, the program was
+// built once per GOEXPERIMENT value, and every setting ran with each
+// build: a column per value and setting, numbered as Column numbers them.
+func NewSweepRuns(command []string, settings []pacer.Setting, experiments ...string) *SweepRuns {
+	sets, exps := columns(settings, experiments)
+	return &SweepRuns{Command: command, Settings: sets, Experiments: exps, Runs: make([][]Run, len(sets)), perExp: len(settings)}
 }
 
-// Add reads a run under setting i: its GC figures from its gctrace, and
+// Column returns the column of the runs of the experiment-th GOEXPERIMENT
+// value (0 without them) under the setting-th setting.
+func (r *SweepRuns) Column(experiment, setting int) int { return experiment*r.perExp + setting }
+
+// Add reads a run in column i: its GC figures from its gctrace, and
 // from the first run of the baseline the pacer model. A run without a GC
 // cycle is an error, as is a gctrace that cannot be read: such a run
 // compares nothing.
@@ -140,10 +152,11 @@ func cpuMeasured(cols [][]Run) bool {
 func (r *SweepRuns) Table() *Table {
 	t := &Table{Kind: "sweep", Command: r.Command, Settings: r.Settings}
 	t.Title = "sweep of " + strings.Join(r.Command, " ")
-	for _, s := range r.Settings {
-		t.Columns = append(t.Columns, s.String())
+	for i := range r.Settings {
+		t.Columns = append(t.Columns, columnLabel(r.Settings, r.Experiments, i))
 	}
 	t.addRunRows("", r.Runs)
+	t.experimentNotes(r.Experiments)
 	n := 0
 	if len(r.Runs) > 0 {
 		n = len(r.Runs[0])
@@ -157,6 +170,7 @@ func (r *SweepRuns) Table() *Table {
 		t.Caveats = append(t.Caveats, "CPU time is user plus system time of the program and the processes it waited for.")
 	}
 	t.addPredictions(r.Model, r.ModelErr)
+	t.dropOtherExperiments(r.Experiments)
 	return t
 }
 

@@ -37,6 +37,13 @@ func ClassifyLine(line []byte, cy *Cycle) Kind {
 	if bytes.Contains(line, bPacer) {
 		return KindPacer
 	}
+	if i, ok := findScan(line); ok {
+		var s Scan
+		if _, msg := parseScan(line[i:], &s); msg != "" {
+			return KindError
+		}
+		return KindScan
+	}
 	var s Scavenge
 	if i := bytes.Index(line, bScvg); i >= 0 && (i == 0 || line[i-1] == ' ') {
 		if parseScvg(line[i:], &s) {
@@ -52,10 +59,11 @@ func ClassifyLine(line []byte, cy *Cycle) Kind {
 
 // IsTrace reports whether k is a kind of line the runtime's GC tracing
 // writes: cycles (and cycle lines cut by other output), the "GC forced"
-// marker, scavenger and pacer lines.
+// marker, scavenger and pacer lines, and the scan lines of
+// GODEBUG=gctrace=2.
 func IsTrace(k Kind) bool {
 	switch k {
-	case KindCycle, KindError, KindForced, KindScavenge, KindPacer:
+	case KindCycle, KindError, KindForced, KindScavenge, KindPacer, KindScan:
 		return true
 	}
 	return false

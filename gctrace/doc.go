@@ -18,6 +18,12 @@
 // phase into assist (work done by allocating goroutines), background and idle
 // mark time. Heap sizes are printed in MiB (bytes >> 20) and labelled MB.
 //
+// GODEBUG=gctrace=2 adds "scan:" lines after each cycle (Go 1.26): how many
+// objects the mark scanned, and with the Green Tea collector how many of
+// them span by span, sparse or dense ([ScanCounts]). A Reader reports them
+// as [KindScan] records; Parse adds them to their cycle and to the
+// segment's [Summary].
+//
 // Logs that people paste contain more than cycle lines: scavenger lines
 // (scvg, scav), pacer traces (pacer:), the periodic "GC forced" marker,
 // "# pkg" headers written by the go command, journald, syslog or container

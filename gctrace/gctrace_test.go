@@ -44,6 +44,18 @@ func dump(l *Log) string {
 		fmt.Fprintf(&b, "  live first=%d last=%d min=%d max=%d slope=%s r2=%s\n", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB, num(sm.LiveSlope), num(sm.LiveR2))
 		fmt.Fprintf(&b, "  peak_heap=%d (line %d) peak_total=%d goal=%d..%d stacks=%d globals=%d\n", sm.PeakHeapMB, sm.PeakHeapLine, sm.PeakTotalMB, sm.MinGoalMB, sm.MaxGoalMB, sm.MaxStacksMB, sm.MaxGlobalsMB)
 		fmt.Fprintf(&b, "  overshoot=%d max=%s%% (line %d) at_goal=%d back_to_back=%d min_heap=%d\n", sm.OvershootCycles, num(sm.MaxOvershootPct), sm.MaxOvershootLine, sm.AtGoalCycles, sm.BackToBackCycles, sm.MinHeapCycles)
+		if sm.ScanCycles > 0 {
+			sc := sm.Scan
+			fmt.Fprintf(&b, "  scan cycles=%d greentea=%v objects=%d alone=%d span_sparse=%d span_dense=%d spans=%d+%d dense_share=%s span_share=%s\n",
+				sm.ScanCycles, sc.GreenTea, sc.Objects, sc.Alone, sc.SpanSparse, sc.SpanDense, sc.SparseSpans, sc.DenseSpans, num(sm.DenseShare()), num(sm.SpanShare()))
+			for i, c := range sm.ScanClasses {
+				if i == 6 {
+					fmt.Fprintf(&b, "  scan classes: %d more\n", len(sm.ScanClasses)-i)
+					break
+				}
+				fmt.Fprintf(&b, "  scan class %d: objects=%d alone=%d span_sparse=%d span_dense=%d\n", c.Class, c.Objects, c.Alone, c.SpanSparse, c.SpanDense)
+			}
+		}
 		for _, w := range s.Caveats {
 			fmt.Fprintf(&b, "  warning: %s\n", w)
 		}

@@ -227,6 +227,8 @@ func (p *Parser) AddWithProgress(r io.Reader, name string, progress func(bytesRe
 			sg.scavenge(rec.Process)
 		case KindHeader:
 			sg.header(rec.Text)
+		case KindScan:
+			sg.scan(rec.Process, rec.Scan)
 		case KindError:
 			st.NErrors++
 			if len(st.Errors) < maxErrors {

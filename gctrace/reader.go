@@ -19,10 +19,11 @@ const (
 	KindScavenge             // a scavenger line; see Record.Scavenge
 	KindPacer                // a "pacer:" line from GODEBUG=gcpacertrace=1
 	KindHeader               // a "# pkg" header written by the go command
-	KindError                // a cycle line that could not be parsed; see Record.Err
+	KindScan                 // a "scan:" line from GODEBUG=gctrace=2; see Record.Scan
+	KindError                // a cycle or scan line that could not be parsed; see Record.Err
 )
 
-var kindNames = [...]string{"text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "error"}
+var kindNames = [...]string{"text", "blank", "cycle", "gc-forced", "scavenge", "pacer", "header", "scan", "error"}
 
 // String returns the kind's lower-case name.
 func (k Kind) String() string {
@@ -34,7 +35,7 @@ func (k Kind) String() string {
 
 // Record is one classified line of input.
 //
-// A Reader reuses its Record, Cycle and Scavenge, and Text points into the
+// A Reader reuses its Record, Cycle, Scavenge and Scan, and Text points into the
 // Reader's buffer: all are valid only until the next call to Scan. Copy
 // what must outlive it.
 type Record struct {
@@ -45,6 +46,7 @@ type Record struct {
 	Process  string       // process tag found in Prefix, "" when none
 	Cycle    *Cycle       // for KindCycle
 	Scavenge *Scavenge    // for KindScavenge
+	Scan     *Scan        // for KindScan
 	Err      *SyntaxError // for KindError
 }
 
@@ -63,6 +65,7 @@ type Reader struct {
 	rec      Record
 	cycle    Cycle
 	scav     Scavenge
+	scan     Scan
 	serr     SyntaxError
 	pending  []byte // a line read ahead while trying to stitch, not yet classified
 	pendEOF  bool
@@ -154,6 +157,7 @@ var (
 	bScvg   = []byte("scvg")
 	bScav   = []byte("scav ")
 	bPacer  = []byte("pacer: ")
+	bScan   = []byte("scan: ")
 )
 
 // classify fills r.rec for one line.
@@ -213,6 +217,24 @@ func (r *Reader) classify(line []byte, eof bool) {
 		rec.Process = r.process(rec.Prefix)
 		return
 	}
+	if i, ok := findScan(line); ok {
+		rec.Prefix = line[:i]
+		rec.Process = r.process(rec.Prefix)
+		r.scan = Scan{Line: r.line}
+		if col, msg := parseScan(line[i:], &r.scan); msg != "" {
+			r.serr = SyntaxError{FileName: r.name, Line: r.line, Col: i + col + 1, Msg: msg}
+			if eof && i+col >= len(line) {
+				r.serr.Truncated = true
+				r.serr.Msg = "truncated scan line at end of input: " + msg
+			}
+			rec.Kind = KindError
+			rec.Err = &r.serr
+			return
+		}
+		rec.Kind = KindScan
+		rec.Scan = &r.scan
+		return
+	}
 	if i := bytes.Index(line, bScvg); i >= 0 && (i == 0 || line[i-1] == ' ') {
 		r.scav = Scavenge{Line: r.line}
 		if parseScvg(line[i:], &r.scav) {
@@ -270,6 +292,21 @@ func (r *Reader) tryStitch(head []byte, cy *Cycle) bool {
 	r.pendEOF, r.pendLong = eof, long
 	r.hasPend = true
 	return false
+}
+
+// findScan reports where a "scan:" line of GODEBUG=gctrace=2 starts in
+// line: "scan: total " or "scan: class " at the start of the line or after
+// a log prefix. Other lines that mention "scan: " are program output.
+func findScan(line []byte) (int, bool) {
+	i := bytes.Index(line, bScan)
+	if i < 0 || (i > 0 && line[i-1] != ' ' && line[i-1] != '\t' && line[i-1] != ']' && line[i-1] != ':' && line[i-1] != '|') {
+		return 0, false
+	}
+	rest := line[i+len(bScan):]
+	if !bytes.HasPrefix(rest, []byte("total ")) && !bytes.HasPrefix(rest, []byte("class ")) {
+		return 0, false
+	}
+	return i, true
 }
 
 func isBlank(b []byte) bool {

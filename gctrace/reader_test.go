@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,6 +29,14 @@ func TestReaderKinds(t *testing.T) {
 		{"scvg: 8 KB released", KindScavenge, ""},
 		{"scav 0 KiB work (bg), 376 KiB work (eager), 1204 KiB now, 99% util (forced)", KindScavenge, ""},
 		{"pacer: assist ratio=+5.194823e+000 (scan 210 MB in 790->810 MB) workers=6++0.000000e+000", KindPacer, ""},
+		{"scan: total 2455+1208+12578=16241 objs, 221+251=472 spans", KindScan, ""},
+		{"scan: class 48B 3+6+0=9 objs, 2+0=2 spans", KindScan, ""},
+		{"scan: class L 15+0+0=15 objs, 0+0=0 spans", KindScan, ""},
+		{"scan: total 16242 objs", KindScan, ""},
+		{"app[7]: scan: class 16B 1118 objs", KindScan, "app[7]"},
+		{"scan: total 1+2+3=7 objs, 1+1=2 spans", KindError, ""},
+		{"scan: the queue for new jobs", KindText, ""},
+		{"rescan: total 5 objs", KindText, ""},
 		{"# runtime", KindHeader, ""},
 		{"", KindBlank, ""},
 		{"   \t", KindBlank, ""},
@@ -284,5 +293,88 @@ func TestInterleavedProcesses(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != len(a) || got[1] != len(b) {
 		t.Errorf("segments with %v cycles, want [%d %d]", got, len(a), len(b))
+	}
+}
+
+func TestScanFields(t *testing.T) {
+	tests := []struct {
+		line string
+		want Scan
+		err  string // the message of a line that does not parse, "" when it does
+	}{
+		{"scan: total 2455+1208+12578=16241 objs, 221+251=472 spans",
+			Scan{Line: 1, ScanCounts: ScanCounts{GreenTea: true, Objects: 16241, Alone: 2455, SpanSparse: 1208, SpanDense: 12578, SparseSpans: 221, DenseSpans: 251}}, ""},
+		{"scan: class 480B 1+0+14=15 objs, 0+4=4 spans",
+			Scan{Line: 1, Class: 480, ScanCounts: ScanCounts{GreenTea: true, Objects: 15, Alone: 1, SpanDense: 14, DenseSpans: 4}}, ""},
+		{"scan: class L 15+0+0=15 objs, 0+0=0 spans",
+			Scan{Line: 1, Class: LargeClass, ScanCounts: ScanCounts{GreenTea: true, Objects: 15, Alone: 15}}, ""},
+		{"scan: total 16242 objs", Scan{Line: 1, ScanCounts: ScanCounts{Objects: 16242, Alone: 16242}}, ""},
+		{"scan: class 16B 1118 objs", Scan{Line: 1, Class: 16, ScanCounts: ScanCounts{Objects: 1118, Alone: 1118}}, ""},
+		{"scan: total 1+2+3=7 objs, 1+1=2 spans", Scan{}, "t.log:1:38: counts do not add up to their totals"},
+		{"scan: class 0B 5 objs", Scan{}, "t.log:1:14: size class of 0 bytes"},
+		{"scan: class 16 5 objs", Scan{}, "t.log:1:15: expected B after the size class"},
+		{"scan: total 5 objs extra", Scan{}, "t.log:1:20: unexpected text after the counts"},
+		{"scan: total 5+6", Scan{}, "t.log:1:16: expected +"},
+	}
+	for _, tt := range tests {
+		r := NewReader(strings.NewReader(tt.line+"\n"), "t.log")
+		if !r.Scan() {
+			t.Fatalf("%q: no record", tt.line)
+		}
+		rec := r.Record()
+		if tt.err != "" {
+			if rec.Kind != KindError || rec.Err.Error() != tt.err {
+				t.Errorf("%q: %v %v, want error %q", tt.line, rec.Kind, rec.Err, tt.err)
+			}
+			continue
+		}
+		if rec.Kind != KindScan || *rec.Scan != tt.want {
+			t.Errorf("%q: %v %+v, want %+v", tt.line, rec.Kind, rec.Scan, tt.want)
+		}
+	}
+}
+
+// TestScanLinesJoinTheirCycle checks that the scan lines of gctrace=2 go
+// to the cycle printed before them, in the cycles kept and the summary,
+// and that lines that cannot belong to it (a second total, class lines
+// without a total, lines before any cycle) are left out.
+func TestScanLinesJoinTheirCycle(t *testing.T) {
+	const log = `scan: total 9 objs
+gc 1 @0.010s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P
+scan: total 10+20+70=100 objs, 4+6=10 spans
+scan: class 16B 10+0+70=80 objs, 0+6=6 spans
+scan: class L 0+20+0=20 objs, 4+0=4 spans
+scan: total 1+1+1=3 objs, 1+1=2 spans
+gc 2 @0.020s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P
+scan: class 16B 5+0+0=5 objs, 0+0=0 spans
+gc 3 @0.030s 1%: 0.1+1+0.1 ms clock, 0.2+0.1/1/0+0.2 ms cpu, 4->4->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P
+scan: total 50+0+0=50 objs, 0+0=0 spans
+scan: class 16B 50+0+0=50 objs, 0+0=0 spans
+`
+	l, err := Parse(strings.NewReader(log), "t.log", Options{KeepCycles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := l.Segments[0]
+	if got := [3]bool{s.Cycles[0].HasScan, s.Cycles[1].HasScan, s.Cycles[2].HasScan}; got != [3]bool{true, false, true} {
+		t.Fatalf("HasScan = %v, want [true false true]", got)
+	}
+	if c := s.Cycles[0].Scan; c.Objects != 100 || c.SpanDense != 70 {
+		t.Errorf("cycle 1 scanned %+v, want 100 objects, 70 dense", c)
+	}
+	sm := &s.Summary
+	want := ScanCounts{GreenTea: true, Objects: 150, Alone: 60, SpanSparse: 20, SpanDense: 70, SparseSpans: 4, DenseSpans: 6}
+	if sm.ScanCycles != 2 || sm.Scan != want {
+		t.Errorf("summary: %d cycles, %+v; want 2, %+v", sm.ScanCycles, sm.Scan, want)
+	}
+	wantClasses := []ClassScan{
+		{Class: 16, ScanCounts: ScanCounts{GreenTea: true, Objects: 130, Alone: 60, SpanDense: 70, DenseSpans: 6}},
+		{Class: LargeClass, ScanCounts: ScanCounts{GreenTea: true, Objects: 20, SpanSparse: 20, SparseSpans: 4}},
+	}
+	if !slices.Equal(sm.ScanClasses, wantClasses) {
+		t.Errorf("classes %+v, want %+v", sm.ScanClasses, wantClasses)
+	}
+	if got, want := sm.DenseShare(), 70.0/150; got != want {
+		t.Errorf("DenseShare = %v, want %v", got, want)
 	}
 }

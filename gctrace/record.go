@@ -119,6 +119,12 @@ type Cycle struct {
 	// Periodic reports a cycle preceded by the runtime's "GC forced" line:
 	// the runtime found no GC in the last two minutes and started one.
 	Periodic bool
+
+	// HasScan reports that GODEBUG=gctrace=2 printed a "scan: total" line
+	// after the cycle line (Go 1.26), and Scan holds its counts: what the
+	// cycle's mark scanned, and how.
+	HasScan bool
+	Scan    ScanCounts
 }
 
 // Pauses returns the cycle's stop-the-world pauses, in milliseconds, and how
@@ -200,3 +206,62 @@ func (e *SyntaxError) Error() string {
 	}
 	return pos + ": " + e.Msg
 }
+
+// ScanCounts is what a cycle's mark scanned, as a "scan:" line of
+// GODEBUG=gctrace=2 reports it (Go 1.26): heap objects, and how they were
+// scanned. The Green Tea collector (the default from Go 1.26,
+// GOEXPERIMENT=greenteagc) scans small objects a span (an 8 KiB page of
+// objects of one size) at a time, and splits the count three ways:
+//
+//	scan: total 2455+1208+12578=16241 objs, 221+251=472 spans
+//
+// objects scanned one at a time (8-byte objects, objects over 512 bytes,
+// large objects, and a span's only marked object), objects
+// scanned span by span where few of the span's objects were marked
+// (sparse), and objects scanned span by span with the vector kernel where
+// many were (dense: an eighth of the span or more, on amd64 with
+// AVX-512); then the spans scanned sparse and dense. Without Green Tea
+// (GOEXPERIMENT=nogreenteagc) every object is scanned on its own and the
+// line has one count, "scan: total 16242 objs".
+type ScanCounts struct {
+	// GreenTea reports that the line has Green Tea's split counts.
+	GreenTea bool
+	// Objects is every object scanned.
+	Objects int64
+	// Alone counts the objects scanned one at a time: all of them
+	// without Green Tea.
+	Alone int64
+	// SpanSparse and SpanDense count the objects scanned span by span,
+	// sparse and dense (Green Tea only).
+	SpanSparse, SpanDense int64
+	// SparseSpans and DenseSpans count the spans scanned each way (Green
+	// Tea only).
+	SparseSpans, DenseSpans int64
+}
+
+// Add adds o's counts to s.
+func (s *ScanCounts) Add(o *ScanCounts) {
+	s.GreenTea = s.GreenTea || o.GreenTea
+	s.Objects += o.Objects
+	s.Alone += o.Alone
+	s.SpanSparse += o.SpanSparse
+	s.SpanDense += o.SpanDense
+	s.SparseSpans += o.SparseSpans
+	s.DenseSpans += o.DenseSpans
+}
+
+// Scan is one "scan:" line of GODEBUG=gctrace=2, printed after the cycle
+// line it belongs to: the cycle's total ("scan: total …"), then one line
+// per size class that had objects scanned ("scan: class 48B …", "scan:
+// class L …" for large objects).
+type Scan struct {
+	Line int
+	// Class is the size class's object size in bytes, LargeClass for
+	// large objects, and 0 on the total line.
+	Class int64
+	ScanCounts
+}
+
+// LargeClass is Scan.Class for objects too large for a size class ("class
+// L"), each in a span of its own.
+const LargeClass = -1

@@ -153,6 +153,18 @@ func (sg *segmenter) scavenge(process string) {
 	}
 }
 
+// scan attributes a scan line of GODEBUG=gctrace=2 to the last cycle of
+// its process, which the runtime printed just before it.
+func (sg *segmenter) scan(process string, sc *Scan) {
+	s := sg.latest(process)
+	if s == nil || !s.acc.addScan(sc) || sc.Class != 0 {
+		return
+	}
+	if n := len(s.Cycles); n > 0 && s.Cycles[n-1].Line == s.acc.prev.Line {
+		s.Cycles[n-1].HasScan, s.Cycles[n-1].Scan = true, sc.ScanCounts
+	}
+}
+
 func (sg *segmenter) cycle(input string, c *Cycle) {
 	sg.tick++
 	if sg.periodic[c.Process] {

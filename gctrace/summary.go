@@ -1,7 +1,9 @@
 package gctrace
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/gcdoctor/gcdoctor/internal/quantile"
 )
@@ -95,6 +97,41 @@ type Summary struct {
 	MinHeapCycles int
 
 	Procs int // P count of the last cycle
+
+	// ScanCycles counts the cycles followed by a "scan: total" line
+	// (GODEBUG=gctrace=2, Go 1.26), and Scan sums those lines: the objects
+	// the marks scanned, and how (see ScanCounts). ScanClasses sums the
+	// lines of each size class under those totals, most objects first.
+	ScanCycles  int
+	Scan        ScanCounts
+	ScanClasses []ClassScan
+}
+
+// ClassScan is what the marks of a segment scanned in one size class.
+type ClassScan struct {
+	// Class is the size class's object size in bytes, or LargeClass.
+	Class int64
+	ScanCounts
+}
+
+// DenseShare returns the share of the scanned objects that Green Tea
+// scanned span by span with its vector kernel (dense spans), 0..1, and
+// NaN when the log has no scan lines or they come from a build without
+// Green Tea.
+func (s *Summary) DenseShare() float64 {
+	if s.ScanCycles == 0 || !s.Scan.GreenTea || s.Scan.Objects == 0 {
+		return math.NaN()
+	}
+	return float64(s.Scan.SpanDense) / float64(s.Scan.Objects)
+}
+
+// SpanShare returns the share of the scanned objects that Green Tea
+// scanned span by span, sparse or dense, 0..1; NaN as for DenseShare.
+func (s *Summary) SpanShare() float64 {
+	if s.ScanCycles == 0 || !s.Scan.GreenTea || s.Scan.Objects == 0 {
+		return math.NaN()
+	}
+	return float64(s.Scan.SpanSparse+s.Scan.SpanDense) / float64(s.Scan.Objects)
 }
 
 // Valid reports whether v is a real figure rather than NaN ("not known").
@@ -124,7 +161,16 @@ type accum struct {
 	lastUtil                   int
 	sumLive, nLive             float64
 	firstNum, lastNum, numSeen int
+
+	// The scan lines of GODEBUG=gctrace=2: whether the last cycle had its
+	// total line, and the sums per size class.
+	prevScanned bool
+	scanClasses map[int64]*ScanCounts
 }
+
+// maxScanClasses bounds the size classes summed from scan lines: the
+// runtime has 68 and large objects, so more come from a corrupt log.
+const maxScanClasses = 128
 
 func newAccum(minHeapMB int64) *accum {
 	a := &accum{minHeap: minHeapMB}
@@ -153,6 +199,43 @@ func (a *accum) add(c *Cycle) {
 	}
 	a.prev = *c
 	a.havePrev = true
+	a.prevScanned = false
+}
+
+// addScan counts a scan line into the summary and, for a total line, into
+// the last cycle. It reports whether the line belongs to that cycle: a
+// total line must come once after the cycle line, and the class lines
+// after the total.
+func (a *accum) addScan(sc *Scan) bool {
+	if !a.havePrev {
+		return false
+	}
+	if sc.Class == 0 {
+		if a.prevScanned {
+			return false
+		}
+		a.prevScanned = true
+		a.prev.HasScan, a.prev.Scan = true, sc.ScanCounts
+		a.s.ScanCycles++
+		a.s.Scan.Add(&sc.ScanCounts)
+		return true
+	}
+	if !a.prevScanned {
+		return false
+	}
+	cs := a.scanClasses[sc.Class]
+	if cs == nil {
+		if len(a.scanClasses) >= maxScanClasses {
+			return true
+		}
+		if a.scanClasses == nil {
+			a.scanClasses = make(map[int64]*ScanCounts)
+		}
+		cs = &ScanCounts{}
+		a.scanClasses[sc.Class] = cs
+	}
+	cs.Add(&sc.ScanCounts)
+	return true
 }
 
 // addCounts counts the cycle and what kind of cycle it was, and keeps
@@ -330,6 +413,15 @@ func (a *accum) finish() Summary {
 	s.P95PauseMS = a.pauses.Quantile(0.95)
 	s.P99PauseMS = a.pauses.Quantile(0.99)
 	s.PausesApprox = a.pauses.Approximate()
+	for class, cs := range a.scanClasses {
+		s.ScanClasses = append(s.ScanClasses, ClassScan{Class: class, ScanCounts: *cs})
+	}
+	slices.SortFunc(s.ScanClasses, func(x, y ClassScan) int {
+		if x.Objects != y.Objects {
+			return cmp.Compare(y.Objects, x.Objects)
+		}
+		return cmp.Compare(x.Class, y.Class)
+	})
 	mark := s.CPU.Assist + s.CPU.Background + s.CPU.Idle
 	s.AssistPercent = nan
 	if mark > 0 {

@@ -61,6 +61,8 @@ var formatCases = []struct {
 	{"pre15-profile", fixture{log: "go1.4.3-alloc.log", profile: "concat.pprof"}},
 	{"trace-only", fixture{trace: "small.trace"}},
 	{"multi-process", fixture{log: "toolchain-go-vet-std.log"}},
+	{"greentea", fixture{log: "go1.26-greentea-json.log"}},
+	{"nogreentea", fixture{log: "go1.26-nogreentea-json.log"}},
 }
 
 func TestMarkdownGolden(t *testing.T) {

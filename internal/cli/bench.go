@@ -15,7 +15,7 @@ import (
 
 func newBenchCmd(e *env) *cobra.Command {
 	var cf reportFlags
-	var gogcs, limits []string
+	var gogcs, limits, experiments []string
 	var count int
 	var bench, benchtime, dir string
 	cmd := &cobra.Command{
@@ -38,9 +38,16 @@ func newBenchCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			exps, err := collect.ParseExperiments(experiments)
+			if err != nil {
+				return &usageError{fmt.Errorf("--goexperiment: %v", err)}
+			}
 			spec := collect.BenchSpec{Bench: bench, Benchtime: benchtime, TestArgs: args[1:],
-				Settings: settings, Count: count, ToolVersion: version()}
+				Settings: settings, Experiments: exps, Count: count, ToolVersion: version()}
 			if st, err := os.Stat(args[0]); err == nil && st.Mode().IsRegular() {
+				if len(exps) > 0 {
+					return &usageError{fmt.Errorf("--goexperiment: %s is a prebuilt test binary, and GOEXPERIMENT is read at build time: give its package, which bench builds once per value", args[0])}
+				}
 				spec.Binary, spec.Dir = args[0], dir
 			} else {
 				spec.Pkg = args[0]
@@ -54,6 +61,7 @@ func newBenchCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&bench, "bench", ".", "run only the benchmarks matching this regular expression (go test -bench)")
 	cmd.Flags().StringVar(&benchtime, "benchtime", "", "go test -benchtime: a duration, or Nx for a fixed iteration count")
 	cmd.Flags().StringVar(&dir, "dir", "", "working directory of a prebuilt test binary")
+	cmd.Flags().StringSliceVar(&experiments, "goexperiment", nil, "GOEXPERIMENT values to compare, the first the baseline, one build each (e.g. greenteagc,nogreenteagc; join several with +)")
 	cf.registerCompare(cmd)
 	return cmd
 }
@@ -63,9 +71,9 @@ func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *reportFla
 	ctx := cmd.Context()
 	pr := e.status("bench", 0)
 	spec.Progress = func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }
-	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork())
+	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork(), spec.Experiments...)
 	command, err := collect.Bench(ctx, spec, func(r *collect.SettingRun) error {
-		return runs.Add(r.Setting, measured(r))
+		return runs.Add(runs.Column(r.Experiment, r.Setting), measured(r))
 	})
 	pr.Done()
 	if err != nil {

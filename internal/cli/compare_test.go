@@ -422,6 +422,9 @@ func TestSweepBadInput(t *testing.T) {
 		{"missing program", []string{"sweep", "--count", "1", "--", "testdata/compare/no-such-program"}, 1, "no-such-program"},
 		{"no dash", []string{"sweep", bin}, 2, "put the program after --"},
 		{"bad gogc", []string{"sweep", "--gogc", "fast", "--", bin}, 2, "--gogc fast"},
+		{"prebuilt with goexperiment", []string{"sweep", "--count", "1", "--goexperiment", "greenteagc,nogreenteagc", "--", bin}, 2, "GOEXPERIMENT is read when a program is built, so a prebuilt binary cannot be switched"},
+		{"bad goexperiment", []string{"sweep", "--goexperiment", "Green", "--", bin}, 2, `--goexperiment: GOEXPERIMENT "Green"`},
+		{"bench of a binary with goexperiment", []string{"bench", "--goexperiment", "nogreenteagc", bin}, 2, "is a prebuilt test binary, and GOEXPERIMENT is read at build time"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

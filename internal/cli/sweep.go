@@ -15,7 +15,7 @@ import (
 
 func newSweepCmd(e *env) *cobra.Command {
 	var cf reportFlags
-	var gogcs, limits []string
+	var gogcs, limits, experiments []string
 	var count int
 	cmd := &cobra.Command{
 		Use:     "sweep --gogc A,B,... [flags] -- CMD [ARGS...]",
@@ -37,12 +37,17 @@ func newSweepCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return e.runSweep(cmd, args, settings, count, &cf)
+			exps, err := collect.ParseExperiments(experiments)
+			if err != nil {
+				return &usageError{fmt.Errorf("--goexperiment: %v", err)}
+			}
+			return e.runSweep(cmd, args, settings, exps, count, &cf)
 		},
 	}
 	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "200"}, "GOGC values to compare, the first the baseline (numbers or off)")
 	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
 	cmd.Flags().IntVar(&count, "count", collect.DefaultSweepCount, "runs per setting")
+	cmd.Flags().StringSliceVar(&experiments, "goexperiment", nil, "GOEXPERIMENT values to compare, the first the baseline, one build each: CMD must be go run PKG or a package directory (e.g. greenteagc,nogreenteagc)")
 	cf.registerCompare(cmd)
 	return cmd
 }
@@ -75,18 +80,21 @@ func parseSettingsOf(gogcs, limits []string, gogcFlag, limitFlag string) ([]pace
 	return s, nil
 }
 
-func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, count int, cf *reportFlags) error {
+func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, exps []string, count int, cf *reportFlags) error {
 	// Ctrl-C cancels the context: collect stops the program and the runs.
 	ctx := cmd.Context()
 	pr := e.status("sweep", 0)
-	runs := compare.NewSweepRuns(args, settings)
+	runs := compare.NewSweepRuns(args, settings, exps...)
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
-		Path: args[0], Args: args[1:], Settings: settings, Count: count,
+		Path: args[0], Args: args[1:], Settings: settings, Experiments: exps, Count: count,
 		Progress: func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }, ToolVersion: version(),
 	}, func(r *collect.SettingRun) error {
-		return runs.Add(r.Setting, measured(r))
+		return runs.Add(runs.Column(r.Experiment, r.Setting), measured(r))
 	})
 	pr.Done()
+	if errors.Is(err, collect.ErrPrebuilt) {
+		return &usageError{fmt.Errorf("--goexperiment: %v", err)}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", strings.Join(args, " "), err)
 	}

@@ -6,12 +6,14 @@
 # go command as toolchain modules (GOTOOLCHAIN=go1.N), so this needs the
 # module proxy the first time it runs.
 #
-# Usage: gen.sh [program|idle|toolchain]...   (default: all three groups)
+# Usage: gen.sh [program|idle|toolchain|greentea]...   (default: all four groups)
 #        GEN_ONLY=go1.13-scav.log gen.sh program   (remake one log)
 #
 #   program    gen/main.go built with each release: *-alloc, *-pacer, *-scav
 #   idle       gen/main.go idling past the 2-minute periodic GC (~3.5 min)
 #   toolchain  go vet std and three standard library benchmarks, Go 1.26
+#   greentea   gen/main.go and a json benchmark at GODEBUG=gctrace=2, Go
+#              1.26 built with and without the Green Tea collector
 #
 # Timings, heap sizes and counters differ from run to run; the shape of the
 # output does not.
@@ -104,10 +106,34 @@ toolchain() {
 	GODEBUG=gctrace=1 go test -run='^$' -bench=. -benchtime=200ms go/parser 2>&1 | head -300 >"$out/bench-go-parser.log"
 }
 
-groups=${*:-program idle toolchain}
+greentea() {
+	# GODEBUG=gctrace=2 adds "scan:" lines after each cycle: how many
+	# objects and spans the mark scanned, in total and per size class.
+	# Green Tea (the default from Go 1.26) splits them into objects
+	# scanned one at a time, span by span (sparse) and span by span with
+	# the vector kernel (dense, on amd64 with AVX-512); without it there
+	# is one count. GOEXPERIMENT is a build-time setting, so each collector
+	# needs its own build.
+	[ -z "${GEN_ONLY:-}" ] || case $GEN_ONLY in go1.26-*tea*) ;; *) return 0 ;; esac
+	(cd "$work" && env -u GOFLAGS GOENV=off GOTOOLCHAIN=local GOEXPERIMENT=nogreenteagc \
+		go build -o gen-go1.26-nogreentea main.go) || return 1
+	[ -x "$work/gen-go1.26" ] || gobuild go1.26 || return 1
+	echo "== Green Tea logs" >&2
+	GODEBUG=gctrace=2 "$work/gen-go1.26" alloc 2>&1 | head -n 600 >"$out/go1.26-greentea-alloc.log"
+	GODEBUG=gctrace=2 "$work/gen-go1.26-nogreentea" alloc 2>&1 | head -n 600 >"$out/go1.26-nogreentea-alloc.log"
+	# A test binary of each build, so that the scan lines of a real
+	# program's cycles come with a benchmark's output.
+	(cd "$work" && go test -c -o json-greentea.test encoding/json &&
+		GOEXPERIMENT=nogreenteagc go test -c -o json-nogreentea.test encoding/json) || return 1
+	(cd "$(go env GOROOT)/src/encoding/json" &&
+		GODEBUG=gctrace=2 "$work/json-greentea.test" -test.run='^$' -test.bench='^BenchmarkCodeUnmarshal$' -test.benchtime=20x 2>&1 | head -n 600 >"$out/go1.26-greentea-json.log" &&
+		GODEBUG=gctrace=2 "$work/json-nogreentea.test" -test.run='^$' -test.bench='^BenchmarkCodeUnmarshal$' -test.benchtime=20x 2>&1 | head -n 600 >"$out/go1.26-nogreentea-json.log")
+}
+
+groups=${*:-program idle toolchain greentea}
 for g in $groups; do
 	case $g in
-	program | idle | toolchain) "$g" ;;
+	program | idle | toolchain | greentea) "$g" ;;
 	*)
 		echo "unknown group $g" >&2
 		exit 2
