@@ -234,6 +234,18 @@ func (d *Diagnosis) MaxSeverity() (Severity, bool) {
 	return m, true
 }
 
+// AtLeast returns the IDs of the findings at least as severe as limit, in
+// the diagnosis's order (what --fail-on names when it fails a build).
+func (d *Diagnosis) AtLeast(limit Severity) []string {
+	var ids []string
+	for _, f := range d.Findings {
+		if f.Severity >= limit {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
 // Diagnose applies every rule to the evidence.
 func Diagnose(in *Input) *Diagnosis {
 	if in.Log == nil {

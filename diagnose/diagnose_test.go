@@ -308,6 +308,13 @@ func TestMaxSeverity(t *testing.T) {
 	if s, ok := d.MaxSeverity(); !ok || s != Warning {
 		t.Errorf("seed002: MaxSeverity %v, %v; want warning", s, ok)
 	}
+	if ids := d.AtLeast(Critical); len(ids) != 0 {
+		t.Errorf("seed002: AtLeast(critical) = %v; want none", ids)
+	}
+	warn := d.AtLeast(Warning)
+	if len(warn) == 0 || len(warn) > len(d.AtLeast(Info)) {
+		t.Errorf("seed002: AtLeast(warning) = %v, AtLeast(info) = %v", warn, d.AtLeast(Info))
+	}
 }
 
 // TestHeapSites checks the ranked sites a diagnosis keeps for the report:

@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -31,6 +32,32 @@ type TuneRequest struct {
 	// otherwise the log's busiest process is modelled (gctrace.Log.Busiest).
 	Segment    int
 	SegmentSet bool
+}
+
+// NewTuneRequest reads what the user asks of the tuning: a goal, cpu or
+// latency, and a memory budget such as 512MiB or none; budgetSource names
+// where the budget came from. The errors name the value at fault.
+func NewTuneRequest(goal, budget, budgetSource string) (*TuneRequest, error) {
+	tr := &TuneRequest{}
+	switch goal {
+	case "cpu":
+		tr.Objective = pacer.CPU
+	case "latency":
+		tr.Objective = pacer.Latency
+	default:
+		return nil, fmt.Errorf("goal must be cpu or latency, not %q", goal)
+	}
+	if budget != "" {
+		b, err := pacer.ParseSize(budget)
+		if err != nil {
+			return nil, fmt.Errorf("budget %s: %v", budget, err)
+		}
+		if b <= 0 {
+			return nil, errors.New("budget must be positive")
+		}
+		tr.Budget, tr.BudgetSource = b, budgetSource
+	}
+	return tr, nil
 }
 
 // complete fills in what the evidence knows about the run the log was

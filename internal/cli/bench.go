@@ -15,8 +15,7 @@ import (
 
 func newBenchCmd(e *env) *cobra.Command {
 	var cf reportFlags
-	var gogcs, limits, experiments []string
-	var count int
+	var sf settingFlags
 	var bench, benchtime, dir string
 	cmd := &cobra.Command{
 		Use:     "bench --gogc A,B,... [flags] PKG|TESTBINARY [-- TEST FLAGS...]",
@@ -31,19 +30,12 @@ func newBenchCmd(e *env) *cobra.Command {
 			if dash := cmd.ArgsLenAtDash(); dash > 1 || (dash < 0 && len(args) != 1) || dash == 0 {
 				return &usageError{errors.New("give one package (or test binary), then test binary flags after --")}
 			}
-			if count < 1 || count > maxCount {
-				return &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
-			}
-			settings, err := parseSettings(gogcs, limits)
+			settings, exps, err := sf.parse()
 			if err != nil {
 				return err
 			}
-			exps, err := collect.ParseExperiments(experiments)
-			if err != nil {
-				return &usageError{fmt.Errorf("--goexperiment: %v", err)}
-			}
 			spec := collect.BenchSpec{Bench: bench, Benchtime: benchtime, TestArgs: args[1:],
-				Settings: settings, Experiments: exps, Count: count, ToolVersion: version()}
+				Settings: settings, Experiments: exps, Count: sf.count, ToolVersion: version()}
 			if st, err := os.Stat(args[0]); err == nil && st.Mode().IsRegular() {
 				if len(exps) > 0 {
 					return &usageError{fmt.Errorf("--goexperiment: %s is a prebuilt test binary, and GOEXPERIMENT is read at build time: give its package, which bench builds once per value", args[0])}
@@ -55,13 +47,10 @@ func newBenchCmd(e *env) *cobra.Command {
 			return e.runBench(cmd, spec, &cf)
 		},
 	}
-	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "400"}, "GOGC values to compare, the first the baseline (numbers or off)")
-	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
-	cmd.Flags().IntVar(&count, "count", collect.DefaultBenchCount, "runs of the benchmarks per setting")
+	sf.register(cmd, "400", collect.DefaultBenchCount, "runs of the benchmarks per setting", "bench builds PKG once per value")
 	cmd.Flags().StringVar(&bench, "bench", ".", "run only the benchmarks matching this regular expression (go test -bench)")
 	cmd.Flags().StringVar(&benchtime, "benchtime", "", "go test -benchtime: a duration, or Nx for a fixed iteration count")
 	cmd.Flags().StringVar(&dir, "dir", "", "working directory of a prebuilt test binary")
-	cmd.Flags().StringSliceVar(&experiments, "goexperiment", nil, "GOEXPERIMENT values to compare, the first the baseline, one build each (e.g. greenteagc,nogreenteagc; join several with +)")
 	cf.registerCompare(cmd)
 	return cmd
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/internal/demo/tour"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
-	"github.com/gcdoctor/gcdoctor/pacer"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
@@ -119,24 +118,9 @@ func (e *env) loadFailed(set *evidence.Set, err error) error {
 
 // tuneRequest checks the tuning flags.
 func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
-	tr := &diagnose.TuneRequest{}
-	switch goal {
-	case "cpu":
-		tr.Objective = pacer.CPU
-	case "latency":
-		tr.Objective = pacer.Latency
-	default:
-		return nil, &usageError{fmt.Errorf("--goal must be cpu or latency, not %q", goal)}
-	}
-	if budget != "" {
-		b, err := pacer.ParseSize(budget)
-		if err != nil {
-			return nil, &usageError{fmt.Errorf("--budget %s: %v", budget, err)}
-		}
-		if b <= 0 {
-			return nil, &usageError{errors.New("--budget must be positive")}
-		}
-		tr.Budget, tr.BudgetSource = b, "--budget"
+	tr, err := diagnose.NewTuneRequest(goal, budget, "--budget")
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--%v", err)}
 	}
 	return tr, nil
 }

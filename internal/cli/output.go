@@ -187,17 +187,12 @@ func emitDoc[T any](e *env, cmd *cobra.Command, formats []report.Format[T], doc 
 // failOn returns the exit error --fail-on asks for, if a finding is severe
 // enough.
 func (e *env) failOn(d *diagnose.Diagnosis, f *reportFlags) error {
-	if f.failOn != "" {
-		limit, _ := diagnose.ParseSeverity(f.failOn)
-		if sev, ok := d.MaxSeverity(); ok && sev >= limit {
-			var ids []string
-			for _, fd := range d.Findings {
-				if fd.Severity >= limit {
-					ids = append(ids, fd.ID)
-				}
-			}
-			return &exitError{code: ExitFailOn, err: fmt.Errorf("findings at or above %s: %s", limit, strings.Join(ids, ", "))}
-		}
+	if f.failOn == "" {
+		return nil
+	}
+	limit, _ := diagnose.ParseSeverity(f.failOn)
+	if ids := d.AtLeast(limit); len(ids) > 0 {
+		return &exitError{code: ExitFailOn, err: fmt.Errorf("findings at or above %s: %s", limit, strings.Join(ids, ", "))}
 	}
 	return nil
 }

@@ -15,8 +15,7 @@ import (
 
 func newSweepCmd(e *env) *cobra.Command {
 	var cf reportFlags
-	var gogcs, limits, experiments []string
-	var count int
+	var sf settingFlags
 	cmd := &cobra.Command{
 		Use:     "sweep --gogc A,B,... [flags] -- CMD [ARGS...]",
 		Short:   "Run a program under several GOGC and GOMEMLIMIT settings and compare them",
@@ -30,24 +29,14 @@ func newSweepCmd(e *env) *cobra.Command {
 			if cmd.ArgsLenAtDash() != 0 {
 				return &usageError{errors.New("put the program after --, as in: gcdoctor sweep --gogc 50,200 -- ./prog")}
 			}
-			if count < 1 || count > maxCount {
-				return &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
-			}
-			settings, err := parseSettings(gogcs, limits)
+			settings, exps, err := sf.parse()
 			if err != nil {
 				return err
 			}
-			exps, err := collect.ParseExperiments(experiments)
-			if err != nil {
-				return &usageError{fmt.Errorf("--goexperiment: %v", err)}
-			}
-			return e.runSweep(cmd, args, settings, exps, count, &cf)
+			return e.runSweep(cmd, args, settings, exps, sf.count, &cf)
 		},
 	}
-	cmd.Flags().StringSliceVar(&gogcs, "gogc", []string{"100", "200"}, "GOGC values to compare, the first the baseline (numbers or off)")
-	cmd.Flags().StringSliceVar(&limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
-	cmd.Flags().IntVar(&count, "count", collect.DefaultSweepCount, "runs per setting")
-	cmd.Flags().StringSliceVar(&experiments, "goexperiment", nil, "GOEXPERIMENT values to compare, the first the baseline, one build each: CMD must be go run PKG or a package directory (e.g. greenteagc,nogreenteagc)")
+	sf.register(cmd, "200", collect.DefaultSweepCount, "runs per setting", "CMD must be go run PKG or a package directory")
 	cf.registerCompare(cmd)
 	return cmd
 }
@@ -56,9 +45,33 @@ func newSweepCmd(e *env) *cobra.Command {
 // bench): each is a run of the program.
 const maxCount = 100
 
-// parseSettings combines every --gogc with every --memlimit.
-func parseSettings(gogcs, limits []string) ([]pacer.Setting, error) {
-	return parseSettingsOf(gogcs, limits, "--gogc", "--memlimit")
+// settingFlags are what sweep and bench run a program under: every --gogc
+// with every --memlimit, once per --goexperiment build, --count times.
+type settingFlags struct {
+	gogcs, limits, experiments []string
+	count                      int
+}
+
+func (f *settingFlags) register(cmd *cobra.Command, other string, count int, countHelp, buildHelp string) {
+	cmd.Flags().StringSliceVar(&f.gogcs, "gogc", []string{"100", other}, "GOGC values to compare, the first the baseline (numbers or off)")
+	cmd.Flags().StringSliceVar(&f.limits, "memlimit", nil, "GOMEMLIMIT values, each combined with every --gogc (e.g. 512MiB)")
+	cmd.Flags().IntVar(&f.count, "count", count, countHelp)
+	cmd.Flags().StringSliceVar(&f.experiments, "goexperiment", nil, "GOEXPERIMENT values to compare, the first the baseline, one build each: "+buildHelp+" (e.g. greenteagc,nogreenteagc; join several with +)")
+}
+
+func (f *settingFlags) parse() ([]pacer.Setting, []string, error) {
+	if f.count < 1 || f.count > maxCount {
+		return nil, nil, &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
+	}
+	settings, err := parseSettingsOf(f.gogcs, f.limits, "--gogc", "--memlimit")
+	if err != nil {
+		return nil, nil, err
+	}
+	exps, err := collect.ParseExperiments(f.experiments)
+	if err != nil {
+		return nil, nil, &usageError{fmt.Errorf("--goexperiment: %v", err)}
+	}
+	return settings, exps, nil
 }
 
 // parseSettingsOf is parseSettings for a command whose flags have other
