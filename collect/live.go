@@ -105,7 +105,22 @@ func (l *liveSampling) end(out *bundle.Writer, res *AttachResult) error {
 	if err != nil {
 		return nil
 	}
-	for _, snap := range []*live.Snapshot{l.start, end} {
+	if err := StoreLive(out, l.start, end, during, res.Files, LiveInterval); err != nil {
+		return err
+	}
+	res.Live = &LiveResult{Sources: end.Sources(), WindowS: end.Time.Sub(l.start.Time).Seconds(), During: len(during)}
+	if end.Agent != nil {
+		return l.fromAgent(end.Agent, out, res)
+	}
+	return nil
+}
+
+// StoreLive writes the samples of a window into a bundle, as doctor reads
+// them: each source at the start and end, the pause rings sampled during
+// it (every interval), and when each was taken. files gets a description
+// of each file written.
+func StoreLive(out *bundle.Writer, start, end *live.Snapshot, during []*live.Snapshot, files map[string]string, interval time.Duration) error {
+	for _, snap := range []*live.Snapshot{start, end} {
 		stage := live.Start
 		if snap == end {
 			stage = live.End
@@ -114,7 +129,7 @@ func (l *liveSampling) end(out *bundle.Writer, res *AttachResult) error {
 			if err := writeFile(out, src.File(stage), data); err != nil {
 				return err
 			}
-			res.Files[src.File(stage)] = fmt.Sprintf("%s at the %s of the window, as /%s served it", src, stage, src.Path())
+			files[src.File(stage)] = fmt.Sprintf("%s at the %s of the window, as /%s served it", src, stage, src.Path())
 		}
 	}
 	var times []time.Time
@@ -122,23 +137,21 @@ func (l *liveSampling) end(out *bundle.Writer, res *AttachResult) error {
 	for _, snap := range during {
 		times = append(times, snap.Time)
 		for src, data := range snap.Raw {
-			stored[src] = live.AppendDuring(stored[src], data)
+			if src.HasPauses() {
+				stored[src] = live.AppendDuring(stored[src], data)
+			}
 		}
 	}
 	for src, data := range stored {
 		if err := writeFile(out, src.File(live.During), data); err != nil {
 			return err
 		}
-		res.Files[src.File(live.During)] = fmt.Sprintf("%s sampled every %s during the window, for its ring of the last 256 pauses", src, LiveInterval)
+		files[src.File(live.During)] = fmt.Sprintf("%s sampled every %s during the window, for its ring of the last 256 pauses", src, interval)
 	}
-	if err := writeFile(out, live.TimesFile, live.EncodeTimes(l.start.Time, end.Time, times)); err != nil {
+	if err := writeFile(out, live.TimesFile, live.EncodeTimes(start.Time, end.Time, times)); err != nil {
 		return err
 	}
-	res.Files[live.TimesFile] = "when each sample of the program's GC figures was taken"
-	res.Live = &LiveResult{Sources: end.Sources(), WindowS: end.Time.Sub(l.start.Time).Seconds(), During: len(during)}
-	if end.Agent != nil {
-		return l.fromAgent(end.Agent, out, res)
-	}
+	files[live.TimesFile] = "when each sample of the program's GC figures was taken"
 	return nil
 }
 

@@ -45,6 +45,9 @@ type KPIs struct {
 	// RSSBytes is the resident set size at the end of the window, and
 	// MaxRSSBytes the largest the process has had, bytes.
 	RSSBytes, MaxRSSBytes float64
+	// Goroutines is the number of goroutines at the end of the window,
+	// NaN when no source gives it (MemStats and expvar do not).
+	Goroutines float64
 	// SchedLatencyP99MS is the 99th percentile of the time goroutines
 	// waited to run once runnable, in the window, ms (agent only).
 	SchedLatencyP99MS float64
@@ -220,6 +223,7 @@ func (k *KPIs) settings(p pair) {
 		k.GOMAXPROCS = int(n)
 	}
 	k.RSSBytes = b.metric("process_resident_memory_bytes")
+	k.Goroutines = first(b.rm("/sched/goroutines:goroutines"), b.metric("go_goroutines"))
 	k.MaxRSSBytes = ms(b, func(m *MemStatsFigures) float64 {
 		if m.MaxRSS == 0 {
 			return math.NaN()

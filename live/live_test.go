@@ -52,7 +52,7 @@ func describe(k *live.KPIs) string {
 	p("pauses n %d max %.4g p50 %.4g p99 %.4g total %.4g per_cycle %v window %v: %s", k.Pauses.Count, k.Pauses.MaxMS, k.Pauses.P50MS, k.Pauses.P99MS, k.Pauses.TotalMS, k.Pauses.PerCycle, k.Pauses.Window, k.Pauses.From)
 	p("alloc %.4g B, %.4g B/s", k.AllocBytes, k.AllocBytesPerSecond)
 	p("heap %.4g goal %.4g live %.4g (estimated %v) stacks %.4g globals %.4g", k.HeapAllocBytes, k.HeapGoalBytes, k.LiveHeapBytes, k.LiveEstimated, k.StackBytes, k.GlobalsBytes)
-	p("GOGC %d GOMEMLIMIT %.4g GOMAXPROCS %d RSS %.4g max %.4g sched_p99 %.4g", k.GOGC, k.MemoryLimitBytes, k.GOMAXPROCS, k.RSSBytes, k.MaxRSSBytes, k.SchedLatencyP99MS)
+	p("GOGC %d GOMEMLIMIT %.4g GOMAXPROCS %d RSS %.4g max %.4g sched_p99 %.4g goroutines %.4g", k.GOGC, k.MemoryLimitBytes, k.GOMAXPROCS, k.RSSBytes, k.MaxRSSBytes, k.SchedLatencyP99MS, k.Goroutines)
 	for _, c := range k.Caveats {
 		p("caveat: %s", c)
 	}

@@ -54,9 +54,9 @@ func (s Source) File(stage string) string {
 	return string(s) + "-" + stage + ext
 }
 
-// hasPauses reports whether the source serves the ring of the last 256
+// HasPauses reports whether the source serves the ring of the last 256
 // pauses, which samples taken during a window complete.
-func (s Source) hasPauses() bool { return s == MemStats || s == Expvar }
+func (s Source) HasPauses() bool { return s == MemStats || s == Expvar }
 
 // Files lists the names of every file that may hold samples, for a
 // bundle's list of the files it knows.
@@ -64,7 +64,7 @@ func Files() []string {
 	var out []string
 	for _, s := range Sources {
 		out = append(out, s.File(Start), s.File(End))
-		if s.hasPauses() {
+		if s.HasPauses() {
 			out = append(out, s.File(During))
 		}
 	}

@@ -112,7 +112,7 @@ func loadDuring(file func(string) ([]byte, error), times []time.Time) ([]*Snapsh
 	var out []*Snapshot
 	var notes []string
 	for _, src := range Sources {
-		if !src.hasPauses() {
+		if !src.HasPauses() {
 			continue
 		}
 		name := src.File(During)

@@ -157,6 +157,7 @@ gcdoctor explain lists the rules; online, they are documented at
 		newDiffCmd(e),
 		newDoctorCmd(e),
 		newFleetCmd(e),
+		newWatchCmd(e),
 		newDemoCmd(e),
 		newDemoServerCmd(e),
 		newExplainCmd(e),
