@@ -11,9 +11,9 @@ import (
 // cycleFigures are the figures of a program that gctrace does not give,
 // read beside it: its settings and its resident set.
 type cycleFigures struct {
-	gogc          int     // -1 for off, 0 unknown
-	limit         float64 // GOMEMLIMIT, +Inf for none
-	rss           float64 // NaN when unknown
+	gogc  int     // -1 for off, 0 unknown
+	limit float64 // GOMEMLIMIT, +Inf for none
+	rss   float64 // NaN when unknown
 }
 
 // kpisOf turns the cycles that ended in a window of windowS seconds into
@@ -25,12 +25,12 @@ type cycleFigures struct {
 func kpisOf(cycles []gctrace.Cycle, prev *gctrace.Cycle, windowS float64, f cycleFigures) *live.KPIs {
 	nan := math.NaN()
 	k := &live.KPIs{WindowS: windowS, Cycles: len(cycles), CyclesPerSecond: float64(len(cycles)) / windowS,
-		GCCPU:            live.GCCPU{Fraction: nan, Low: nan, High: nan, SinceStart: nan, MarkShare: nan},
-		Pauses:           live.Pauses{MaxMS: nan, P50MS: nan, P99MS: nan, TotalMS: nan, PerCycle: true, Window: true, From: "gctrace's clock fields, every cycle of the window"},
-		AllocBytes:       nan, AllocBytesPerSecond: nan,
-		HeapAllocBytes:   nan, HeapGoalBytes: nan, LiveHeapBytes: nan, StackBytes: nan, GlobalsBytes: nan,
-		GOGC:             f.gogc, MemoryLimitBytes: f.limit, RSSBytes: f.rss, MaxRSSBytes: nan,
-		Goroutines:       nan, SchedLatencyP99MS: nan}
+		GCCPU:      live.GCCPU{Fraction: nan, Low: nan, High: nan, SinceStart: nan, MarkShare: nan},
+		Pauses:     live.Pauses{MaxMS: nan, P50MS: nan, P99MS: nan, TotalMS: nan, PerCycle: true, Window: true, From: "gctrace's clock fields, every cycle of the window"},
+		AllocBytes: nan, AllocBytesPerSecond: nan,
+		HeapAllocBytes: nan, HeapGoalBytes: nan, LiveHeapBytes: nan, StackBytes: nan, GlobalsBytes: nan,
+		GOGC: f.gogc, MemoryLimitBytes: f.limit, RSSBytes: f.rss, MaxRSSBytes: nan,
+		Goroutines: nan, SchedLatencyP99MS: nan}
 	if len(cycles) == 0 {
 		k.GCCPU.Fraction, k.GCCPU.Low, k.GCCPU.High, k.GCCPU.Exact = 0, 0, 0, true
 		k.GCCPU.From = "no cycle ended in the window"
