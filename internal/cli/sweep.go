@@ -100,7 +100,7 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 	runs := compare.NewSweepRuns(args, settings, exps...)
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
 		Path: args[0], Args: args[1:], Settings: settings, Experiments: exps, Count: count,
-		Progress: func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }, ToolVersion: version(),
+		Progress: pr.Run, ToolVersion: version(),
 	}, func(r *collect.SettingRun) error {
 		return runs.Add(runs.Column(r.Experiment, r.Setting), measured(r))
 	})
