@@ -76,8 +76,14 @@ type SweepRuns struct {
 	Model    *pacer.Model
 	ModelErr error
 
+	// Labels name the columns of runs that differ in the program rather
+	// than in its GC setting (NewVariantRuns); nil for a sweep of
+	// settings.
+	Labels []string
+
 	fitTried bool
-	perExp   int // settings per GOEXPERIMENT value
+	perExp   int    // settings per GOEXPERIMENT value
+	kind     string // the Table's Kind
 }
 
 // NewSweepRuns returns an empty SweepRuns for a command run under
@@ -87,6 +93,21 @@ type SweepRuns struct {
 func NewSweepRuns(command []string, settings []pacer.Setting, experiments ...string) *SweepRuns {
 	sets, exps := columns(settings, experiments)
 	return &SweepRuns{Command: command, Settings: sets, Experiments: exps, Runs: make([][]Run, len(sets)), perExp: len(settings)}
+}
+
+// NewVariantRuns returns an empty SweepRuns for a command run in several
+// variants, the columns labelled by labels, the first the baseline, all
+// under the GC setting set. kind is the Table's Kind ("workers"). No
+// pacer model is fitted: the columns differ in what the program does,
+// not in how its garbage is collected, so the model's predictions would
+// be alike for all of them.
+func NewVariantRuns(kind string, command, labels []string, set pacer.Setting) *SweepRuns {
+	sets := make([]pacer.Setting, len(labels))
+	for i := range sets {
+		sets[i] = set
+	}
+	return &SweepRuns{Command: command, Settings: sets, Labels: labels, Runs: make([][]Run, len(labels)),
+		perExp: len(labels), fitTried: true, kind: kind}
 }
 
 // Column returns the column of the runs of the experiment-th GOEXPERIMENT
@@ -150,6 +171,9 @@ func cpuMeasured(cols [][]Run) bool {
 // column per setting, the first setting the baseline, with the model's
 // predictions beside the measurements.
 func (r *SweepRuns) Table() *Table {
+	if r.Labels != nil {
+		return r.variantTable()
+	}
 	t := &Table{Kind: "sweep", Command: r.Command, Settings: r.Settings}
 	t.Title = "sweep of " + strings.Join(r.Command, " ")
 	for i := range r.Settings {
@@ -164,14 +188,34 @@ func (r *SweepRuns) Table() *Table {
 	if len(r.Settings) > 1 {
 		t.Caveats = append(t.Caveats, fmt.Sprintf("Each setting ran %s, the settings interleaved so that a drift of the machine affects them alike.", plural.Count(n, "time", "times")))
 	}
-	if !cpuMeasured(r.Runs) {
+	t.cpuNote(r.Runs)
+	t.addPredictions(r.Model, r.ModelErr)
+	t.dropOtherExperiments(r.Experiments)
+	return t
+}
+
+// variantTable is Table for runs of variants: no settings, no model.
+func (r *SweepRuns) variantTable() *Table {
+	t := &Table{Kind: r.kind, Command: r.Command, Columns: r.Labels, ModelColumn: -1}
+	t.Title = r.kind + ": " + strings.Join(r.Command, " ")
+	t.addRunRows("", r.Runs)
+	n := 0
+	if len(r.Runs) > 0 {
+		n = len(r.Runs[0])
+	}
+	t.Caveats = append(t.Caveats, fmt.Sprintf("Each column ran %s, the columns interleaved so that a drift of the machine affects them alike; all under %s.",
+		plural.Count(n, "time", "times"), r.Settings[0]))
+	t.cpuNote(r.Runs)
+	return t
+}
+
+// cpuNote says how CPU time was measured, or that it was not.
+func (t *Table) cpuNote(cols [][]Run) {
+	if !cpuMeasured(cols) {
 		t.Caveats = append(t.Caveats, "CPU time could not be measured on this system.")
 	} else {
 		t.Caveats = append(t.Caveats, "CPU time is user plus system time of the program and the processes it waited for.")
 	}
-	t.addPredictions(r.Model, r.ModelErr)
-	t.dropOtherExperiments(r.Experiments)
-	return t
 }
 
 // addPredictions puts the pacer model's predictions for each column's
