@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gcdoctor/gcdoctor/compare"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -84,6 +85,15 @@ type SettingRun struct {
 	// with its benchmark results; set by Bench only, and removed once the
 	// callback returns.
 	OutputPath string
+}
+
+// Measured is what the run gathered, as package compare reads it.
+func (r *SettingRun) Measured() compare.Measured {
+	return compare.Measured{
+		GCTracePath: r.Result.GCTracePath, OutputPath: r.OutputPath,
+		Wall: r.Result.Duration, CPU: r.Result.CPU, PeakRSS: r.Result.PeakRSS,
+		GoVersion: r.Result.GoVersion,
+	}
 }
 
 // Failure is a run of a sweep that failed: the program could not be
