@@ -30,6 +30,11 @@ const (
 	MaxVerifyCount = 100
 )
 
+// DefaultVerifyCount is the runs per size when VerifySpec.Count is zero:
+// six a side give each median a 95% confidence interval (five do not),
+// and let the U test find a difference at p < 0.05 with room to spare.
+const DefaultVerifyCount = 6
+
 // VerifySpec is how Verify runs the program whose pool was sized, to
 // check the recommendation against its wall time.
 type VerifySpec struct {
@@ -45,8 +50,7 @@ type VerifySpec struct {
 	// Recommended is the count checked; Current the pool's size in the
 	// measured trace, 0 when not known.
 	Recommended, Current int
-	// Count is the number of runs per size; 0 means
-	// collect.DefaultSweepCount.
+	// Count is the number of runs per size; 0 means DefaultVerifyCount.
 	Count int
 	// Env is the program's environment; nil means os.Environ(). Its GOGC
 	// and GOMEMLIMIT hold for every run.
@@ -154,9 +158,13 @@ func Verify(ctx context.Context, s VerifySpec) (*Verification, []collect.Failure
 		variants = append(variants, v)
 		labels = append(labels, v.Name)
 	}
+	count := s.Count
+	if count == 0 {
+		count = DefaultVerifyCount
+	}
 	runs := compare.NewVariantRuns("workers", s.Command, labels, envSetting(env))
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
-		Path: s.Command[0], Args: s.Command[1:], Env: env, Variants: variants, Count: s.Count,
+		Path: s.Command[0], Args: s.Command[1:], Env: env, Variants: variants, Count: count,
 		Stdout: s.Stdout, Stderr: s.Stderr, Progress: s.Progress, ToolVersion: s.ToolVersion,
 	}, func(r *collect.SettingRun) error { return runs.Add(r.Variant, r.Measured()) })
 	if err != nil {
@@ -165,7 +173,7 @@ func Verify(ctx context.Context, s VerifySpec) (*Verification, []collect.Failure
 	v := &Verification{Table: runs.Table(), Sizes: sizes, Recommended: sizes[0], Current: s.Current,
 		Command: s.Command, SizeEnv: s.SizeEnv}
 	v.Table.Title = fmt.Sprintf("%s at %d sizes, %s", strings.Join(s.Command, " "), len(sizes), howTold(s.SizeEnv, s.Command))
-	v.judge()
+	v.Judge()
 	return v, failures, nil
 }
 
@@ -176,9 +184,9 @@ func howTold(env string, command []string) string {
 		how = append(how, env+"=N")
 	}
 	if slices.ContainsFunc(command[1:], func(a string) bool { return strings.Contains(a, SizeArg) }) {
-		how = append(how, SizeArg+" = N")
+		how = append(how, SizeArg+" in the arguments")
 	}
-	return strings.Join(how, ", ")
+	return strings.Join(how, " and ")
 }
 
 // substitute replaces SizeArg in each argument by n.
@@ -209,8 +217,9 @@ func envSetting(env []string) pacer.Setting {
 	return pacer.Setting{GOGC: 100}
 }
 
-// judge finds the fastest size and says how the recommended one compares.
-func (v *Verification) judge() {
+// Judge finds the fastest size and says how the recommended one compares
+// (Best, Significant, Verdict) from the wall times of Table.
+func (v *Verification) Judge() {
 	v.Best = -1
 	wall := v.Table.Find("", compare.MetricWall.Name)
 	if wall == nil {

@@ -108,7 +108,7 @@ func TestJudge(t *testing.T) {
 			samples := append(tt.samples, make([]compare.Sample, 3-len(tt.samples))...)
 			v := &Verification{Sizes: []int{30, 15, 60}, Recommended: 30,
 				Table: &compare.Table{Rows: []*compare.Row{compare.NewRow("", compare.MetricWall, samples)}}}
-			v.judge()
+			v.Judge()
 			got := strings.Join(v.Verdict, "\n")
 			if v.Best != tt.best || v.Significant != tt.sig {
 				t.Errorf("best %d significant %v, want %d %v; verdict:\n%s", v.Best, v.Significant, tt.best, tt.sig, got)
@@ -121,7 +121,7 @@ func TestJudge(t *testing.T) {
 		})
 	}
 	v := &Verification{Sizes: []int{30}, Recommended: 30, Table: &compare.Table{}}
-	if v.judge(); v.Best != -1 || len(v.Verdict) != 1 || !strings.HasPrefix(v.Verdict[0], "No size ran") {
+	if v.Judge(); v.Best != -1 || len(v.Verdict) != 1 || !strings.HasPrefix(v.Verdict[0], "No size ran") {
 		t.Errorf("without runs: best %d, verdict %q", v.Best, v.Verdict)
 	}
 }
