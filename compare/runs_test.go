@@ -100,6 +100,18 @@ func TestVariantRuns(t *testing.T) {
 	if !containsPrefix(tab.Caveats, "Each column ran 2 times, the columns interleaved") || !strings.Contains(tab.Caveats[0], "all under GOGC=100") {
 		t.Errorf("notes %q", tab.Caveats)
 	}
+
+	// A program that never collects still has its times compared.
+	r = NewVariantRuns("workers", []string{"./frugal"}, []string{"2 workers", "4 workers"}, pacer.Setting{GOGC: 100})
+	for i := range 4 {
+		if err := r.Add(i%2, Measured{GCTracePath: "testdata/notbench.txt", Wall: time.Second, CPU: -1}); err != nil {
+			t.Fatalf("Add of a run without a GC cycle: %v", err)
+		}
+	}
+	tab = r.Table()
+	if tab.Find("", MetricWall.Name) == nil || tab.Find("", MetricGCCount.Name) != nil || !containsPrefix(tab.Caveats, "No run had a GC cycle") {
+		t.Errorf("table without GC cycles: rows %d, notes %q", len(tab.Rows), tab.Caveats)
+	}
 }
 
 func TestSweepRunsRejects(t *testing.T) {

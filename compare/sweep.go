@@ -117,7 +117,8 @@ func (r *SweepRuns) Column(experiment, setting int) int { return experiment*r.pe
 // Add reads a run in column i: its GC figures from its gctrace, and
 // from the first run of the baseline the pacer model. A run without a GC
 // cycle is an error, as is a gctrace that cannot be read: such a run
-// compares nothing.
+// compares nothing. Runs of variants (NewVariantRuns) are kept without a
+// GC cycle, their GC figures unknown: their times still compare.
 func (r *SweepRuns) Add(i int, m Measured) error {
 	if i < 0 || i >= len(r.Settings) {
 		return fmt.Errorf("no setting %d among %d", i, len(r.Settings))
@@ -131,6 +132,12 @@ func (r *SweepRuns) Add(i int, m Measured) error {
 	set := r.Settings[i]
 	log, err := m.parseGCTrace(set, fit)
 	if err != nil {
+		if errors.Is(err, gctrace.ErrNoCycles) && r.Labels != nil {
+			// Variants compare the program's time first: a run too
+			// short or too frugal to collect still has it.
+			r.Runs[i] = append(r.Runs[i], m.run(nil))
+			return nil
+		}
 		if errors.Is(err, gctrace.ErrNoCycles) {
 			return errors.New("no GC cycle in its output: not a Go program, or it exited before its first collection")
 		}
@@ -205,6 +212,9 @@ func (r *SweepRuns) variantTable() *Table {
 	}
 	t.Caveats = append(t.Caveats, fmt.Sprintf("Each column ran %s, the columns interleaved so that a drift of the machine affects them alike; all under %s.",
 		plural.Count(n, "time", "times"), r.Settings[0]))
+	if t.Find("", MetricGCCount.Name) == nil {
+		t.Caveats = append(t.Caveats, "No run had a GC cycle: the program allocated too little for the collector to run, so only its time and memory compare.")
+	}
 	t.cpuNote(r.Runs)
 	return t
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/workers"
@@ -100,13 +99,3 @@ func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
 
 // WorkersSchemaVersion is the version of the document WorkersJSON writes.
 const WorkersSchemaVersion = 1
-
-// GroupNames lists the program's goroutine groups of a trace, for a message
-// that says which there are.
-func GroupNames(r *exectrace.Result) string {
-	var names []string
-	for _, g := range r.UserGroups() {
-		names = append(names, g.Name)
-	}
-	return strings.Join(names, ", ")
-}
