@@ -50,7 +50,8 @@ type VerifySpec struct {
 	// Recommended is the count checked; Current the pool's size in the
 	// measured trace, 0 when not known.
 	Recommended, Current int
-	// Count is the number of runs per size; 0 means DefaultVerifyCount.
+	// Count is the number of runs per size, from 1 to MaxVerifyCount;
+	// Verify takes 0 for DefaultVerifyCount (Check does not).
 	Count int
 	// Env is the program's environment; nil means os.Environ(). Its GOGC
 	// and GOMEMLIMIT hold for every run.
@@ -76,7 +77,7 @@ func (s *VerifySpec) Check() error {
 		return fmt.Errorf("--size-env %q is not an environment variable's name", s.SizeEnv)
 	case s.SizeEnv == "" && !slices.ContainsFunc(s.Command[1:], func(a string) bool { return strings.Contains(a, SizeArg) }):
 		return fmt.Errorf("the program is not told its worker count: name the environment variable it reads with --size-env, or put %s in its arguments", SizeArg)
-	case s.Count < 0 || s.Count > MaxVerifyCount:
+	case s.Count < 1 || s.Count > MaxVerifyCount:
 		return fmt.Errorf("--count must be between 1 and %d", MaxVerifyCount)
 	case len(s.Sizes) > MaxVerifySizes:
 		return fmt.Errorf("--sizes: %d sizes, at most %d", len(s.Sizes), MaxVerifySizes)
@@ -135,14 +136,24 @@ type Verification struct {
 // recommended size's. The failures are runs that failed, their size not
 // run again; the error is set when the program could not be run at all.
 func Verify(ctx context.Context, s VerifySpec) (*Verification, []collect.Failure, error) {
+	if s.Count == 0 {
+		s.Count = DefaultVerifyCount
+	}
 	if err := s.Check(); err != nil {
 		return nil, nil, err
 	}
 	sizes := s.Sizes
 	if sizes == nil {
 		sizes = Sizes(s.Recommended, s.Current)
-	} else if i := slices.Index(sizes, s.Recommended); i != 0 {
-		sizes = append([]int{s.Recommended}, slices.Delete(slices.Clone(sizes), max(i, 0), max(i+1, 0))...)
+	} else {
+		// The recommendation first, the baseline; each size once.
+		given := sizes
+		sizes = []int{s.Recommended}
+		for _, n := range given {
+			if !slices.Contains(sizes, n) {
+				sizes = append(sizes, n)
+			}
+		}
 	}
 	env := s.Env
 	if env == nil {
@@ -158,13 +169,9 @@ func Verify(ctx context.Context, s VerifySpec) (*Verification, []collect.Failure
 		variants = append(variants, v)
 		labels = append(labels, v.Name)
 	}
-	count := s.Count
-	if count == 0 {
-		count = DefaultVerifyCount
-	}
 	runs := compare.NewVariantRuns("workers", s.Command, labels, envSetting(env))
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
-		Path: s.Command[0], Args: s.Command[1:], Env: env, Variants: variants, Count: count,
+		Path: s.Command[0], Args: s.Command[1:], Env: env, Variants: variants, Count: s.Count,
 		Stdout: s.Stdout, Stderr: s.Stderr, Progress: s.Progress, ToolVersion: s.ToolVersion,
 	}, func(r *collect.SettingRun) error { return runs.Add(r.Variant, r.Measured()) })
 	if err != nil {

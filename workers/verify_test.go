@@ -36,15 +36,16 @@ func TestVerifySpecCheck(t *testing.T) {
 		spec VerifySpec
 		want string // "" for none
 	}{
-		{"env", VerifySpec{Command: []string{"./prog"}, SizeEnv: "WORKERS"}, ""},
-		{"argument", VerifySpec{Command: []string{"./prog", "-workers={N}"}}, ""},
+		{"env", VerifySpec{Command: []string{"./prog"}, SizeEnv: "WORKERS", Count: 6}, ""},
+		{"argument", VerifySpec{Command: []string{"./prog", "-workers={N}"}, Count: 1}, ""},
+		{"no count", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W"}, "--count must be between 1 and 100"},
 		{"no program", VerifySpec{SizeEnv: "WORKERS"}, "no program to run"},
 		{"not told", VerifySpec{Command: []string{"./prog", "-workers", "8"}}, "not told its worker count"},
 		{"{N} in the program's name only", VerifySpec{Command: []string{"./{N}"}}, "not told its worker count"},
 		{"bad env name", VerifySpec{Command: []string{"./prog"}, SizeEnv: "A=B"}, `--size-env "A=B" is not`},
 		{"count", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W", Count: 101}, "--count must be between 1 and 100"},
-		{"size 0", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W", Sizes: []int{0}}, "--sizes: 0 workers"},
-		{"too many sizes", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W", Sizes: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}}, "--sizes: 9 sizes, at most 8"},
+		{"size 0", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W", Count: 6, Sizes: []int{0}}, "--sizes: 0 workers"},
+		{"too many sizes", VerifySpec{Command: []string{"./prog"}, SizeEnv: "W", Count: 6, Sizes: []int{1, 2, 3, 4, 5, 6, 7, 8, 9}}, "--sizes: 9 sizes, at most 8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
