@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gcdoctor/gcdoctor/compare"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -34,8 +36,13 @@ type SweepSpec struct {
 	// Dir is the program's working directory; "" means the current one.
 	Dir string
 	// Settings are the GC settings to run under; the first is the
-	// baseline.
+	// baseline. With Variants they may be nil: the program then runs
+	// under the GC settings of Env, untouched.
 	Settings []pacer.Setting
+	// Variants, when set, are other ways to start the program, compared
+	// with each other under every setting: a worker count given in an
+	// argument or the environment, say. The first is the baseline.
+	Variants []Variant
 	// Experiments are GOEXPERIMENT values to compare (ParseExperiments),
 	// every setting under each, the first value's first setting the
 	// baseline. GOEXPERIMENT is read when a program is built, so the
@@ -51,8 +58,8 @@ type SweepSpec struct {
 	// Stdout and Stderr receive the program's output; nil discards it.
 	Stdout, Stderr io.Writer
 	// Progress, when set, is called before each run with the number of
-	// runs done, the total and the setting about to run.
-	Progress func(done, total int, s pacer.Setting)
+	// runs done, the total and the setting (or the variant) about to run.
+	Progress func(done, total int, what fmt.Stringer)
 	// ToolVersion is recorded in each run's metadata.
 	ToolVersion string
 }
@@ -66,6 +73,9 @@ type SettingRun struct {
 	// Experiment is the index of the run's GOEXPERIMENT value in the
 	// spec's Experiments; 0 when there are none.
 	Experiment int
+	// Variant is the index of the run's variant in the spec's Variants;
+	// 0 when there are none.
+	Variant int
 	// Run numbers the run among those of its setting, from 1.
 	Run int
 	// Result is what Run gathered. Its GCTracePath is removed once the
@@ -77,6 +87,15 @@ type SettingRun struct {
 	OutputPath string
 }
 
+// Measured is what the run gathered, as package compare reads it.
+func (r *SettingRun) Measured() compare.Measured {
+	return compare.Measured{
+		GCTracePath: r.Result.GCTracePath, OutputPath: r.OutputPath,
+		Wall: r.Result.Duration, CPU: r.Result.CPU, PeakRSS: r.Result.PeakRSS,
+		GoVersion: r.Result.GoVersion,
+	}
+}
+
 // Failure is a run of a sweep that failed: the program could not be
 // started, exited with a non-zero status, or its run was rejected by the
 // caller (a run without a GC cycle, for one).
@@ -85,15 +104,88 @@ type Failure struct {
 	// Experiment is the run's GOEXPERIMENT value, "" when the sweep
 	// compares none.
 	Experiment string
-	Run        int // 1-based
-	Err        error
+	// Variant is the name of the run's variant, "" when the sweep
+	// compares none.
+	Variant string
+	Run     int // 1-based
+	Err     error
+
+	noSetting bool // the run kept the environment's GC settings
 }
 
 func (f Failure) Error() string {
+	var what []string
 	if f.Experiment != "" {
-		return fmt.Sprintf("GOEXPERIMENT=%s %s, run %d: %v", f.Experiment, f.Setting, f.Run, f.Err)
+		what = append(what, "GOEXPERIMENT="+f.Experiment)
 	}
-	return fmt.Sprintf("%s, run %d: %v", f.Setting, f.Run, f.Err)
+	if !f.noSetting {
+		what = append(what, f.Setting.String())
+	}
+	if f.Variant != "" {
+		what = append(what, f.Variant)
+	}
+	return fmt.Sprintf("%s, run %d: %v", strings.Join(what, " "), f.Run, f.Err)
+}
+
+// Variant is one way to start the program in a sweep that compares
+// something other than GC settings.
+type Variant struct {
+	// Name says what the variant is, as progress and failures show it:
+	// "30 workers".
+	Name string
+	// Args replace SweepSpec.Args for the variant's runs.
+	Args []string
+	// Env holds NAME=value pairs set in the program's environment,
+	// replacing any inherited value of the same name.
+	Env []string
+}
+
+func (v Variant) String() string { return v.Name }
+
+// sweepColumn is one column of a sweep: a build, a setting (-1 for the
+// environment's) and a variant (-1 for none), with what progress shows.
+type sweepColumn struct {
+	build, setting, variant int
+	what                    fmt.Stringer
+}
+
+// columns lists the sweep's columns in the order they run in each round
+// and are numbered: builds, then settings, then variants.
+func (s *SweepSpec) columns(builds int) []sweepColumn {
+	settings, variants := len(s.Settings), len(s.Variants)
+	var cols []sweepColumn
+	for b := range builds {
+		for i := range max(settings, 1) {
+			for v := range max(variants, 1) {
+				c := sweepColumn{build: b, setting: i, variant: v}
+				if settings == 0 {
+					c.setting = -1
+				} else {
+					c.what = s.Settings[i]
+				}
+				if variants == 0 {
+					c.variant = -1
+				} else {
+					c.what = s.Variants[v]
+				}
+				cols = append(cols, c)
+			}
+		}
+	}
+	return cols
+}
+
+// replaceEnv returns env with the NAME=value pairs of set in place of any
+// of the same names.
+func replaceEnv(env, set []string) []string {
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") }) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
 }
 
 func (f Failure) Unwrap() error { return f.Err }
@@ -137,7 +229,7 @@ func SettingEnv(env []string, s pacer.Setting) []string {
 // before the first run (see SweepSpec.Experiments), and each round of
 // runs goes through every value's settings.
 func Sweep(ctx context.Context, s SweepSpec, each func(*SettingRun) error) ([]Failure, error) {
-	if len(s.Settings) == 0 {
+	if len(s.Settings) == 0 && len(s.Variants) == 0 {
 		return nil, errors.New("no settings to compare")
 	}
 	count := s.Count
@@ -162,54 +254,73 @@ func Sweep(ctx context.Context, s SweepSpec, each func(*SettingRun) error) ([]Fa
 		return nil, err
 	}
 	var failures []Failure
-	cols := len(builds) * len(s.Settings)
-	total := count * cols
+	cols := s.columns(len(builds))
+	total := count * len(cols)
 	done := 0
-	failed := make([]bool, cols)
+	failed := make([]bool, len(cols))
 	for rep := range count {
-		for e, b := range builds {
-			for i, set := range s.Settings {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				col := e*len(s.Settings) + i
-				if failed[col] {
-					done++
-					continue
-				}
-				if s.Progress != nil {
-					s.Progress(done, total, set)
-				}
-				run := &SettingRun{Setting: i, Experiment: e, Run: rep + 1}
-				if err := s.runOnce(ctx, b, run, each); err != nil {
-					if ctx.Err() != nil {
-						return nil, ctx.Err()
-					}
-					failed[col] = true
-					f := Failure{Setting: set, Run: rep + 1, Err: err}
-					if len(s.Experiments) > 0 {
-						f.Experiment = s.Experiments[e]
-					}
-					failures = append(failures, f)
-				}
-				done++
+		for i, c := range cols {
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
+			if failed[i] {
+				done++
+				continue
+			}
+			if s.Progress != nil {
+				s.Progress(done, total, c.what)
+			}
+			run := &SettingRun{Setting: max(c.setting, 0), Experiment: c.build, Variant: max(c.variant, 0), Run: rep + 1}
+			if err := s.runOnce(ctx, builds[c.build], c, run, each); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				failed[i] = true
+				failures = append(failures, s.failure(c, rep+1, err))
+			}
+			done++
 		}
 	}
 	if s.Progress != nil {
-		s.Progress(done, total, s.Settings[len(s.Settings)-1])
+		s.Progress(done, total, cols[len(cols)-1].what)
 	}
-	if len(failures) == cols {
+	if len(failures) == len(cols) {
 		return nil, failures[0]
 	}
 	return failures, nil
 }
 
-// runOnce runs the program b once under run's setting and hands the run
-// to each.
-func (s *SweepSpec) runOnce(ctx context.Context, b sweepBuild, run *SettingRun, each func(*SettingRun) error) error {
+// failure describes the failed run rep of column c.
+func (s *SweepSpec) failure(c sweepColumn, rep int, err error) Failure {
+	f := Failure{Run: rep, Err: err, noSetting: c.setting < 0}
+	if c.setting >= 0 {
+		f.Setting = s.Settings[c.setting]
+	}
+	if len(s.Experiments) > 0 {
+		f.Experiment = s.Experiments[c.build]
+	}
+	if c.variant >= 0 {
+		f.Variant = s.Variants[c.variant].Name
+	}
+	return f
+}
+
+// runOnce runs the program b once as column c asks and hands the run to
+// each.
+func (s *SweepSpec) runOnce(ctx context.Context, b sweepBuild, c sweepColumn, run *SettingRun, each func(*SettingRun) error) error {
+	args, env := b.args, b.env
+	if c.setting >= 0 {
+		env = SettingEnv(env, s.Settings[c.setting])
+	}
+	if c.variant >= 0 {
+		v := s.Variants[c.variant]
+		env = replaceEnv(env, v.Env)
+		if v.Args != nil {
+			args = v.Args
+		}
+	}
 	cr, err := Run(ctx, Spec{
-		Path: b.path, Args: b.args, Env: SettingEnv(b.env, s.Settings[run.Setting]), Dir: s.Dir,
+		Path: b.path, Args: args, Env: env, Dir: s.Dir,
 		Stdout: s.Stdout, Stderr: s.Stderr, ToolVersion: s.ToolVersion,
 	})
 	if cr == nil {

@@ -66,7 +66,7 @@ func TestSweep(t *testing.T) {
 		Path: alloc(t), Args: []string{"-alloc=50ms"}, Settings: settings, Count: 2,
 		// An inherited limit must not apply to a setting without one.
 		Env: append(os.Environ(), "GOMEMLIMIT=1GiB", "GOGC=7"),
-		Progress: func(done, total int, s pacer.Setting) {
+		Progress: func(done, total int, s fmt.Stringer) {
 			progress = append(progress, fmt.Sprintf("%d/%d %s", done, total, s))
 		},
 	}, record(&calls))
@@ -96,6 +96,47 @@ func TestSweep(t *testing.T) {
 		t.Errorf("progress %q, want %q", progress, wantProgress)
 	}
 	checkRemoved(t, calls)
+}
+
+// TestSweepVariants: each variant runs with its own arguments and
+// environment, interleaved, and without Settings the environment's GC
+// settings are kept.
+func TestSweepVariants(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	variants := []Variant{
+		{Name: "short", Args: []string{"-alloc=20ms"}, Env: []string{"GOGC=300"}},
+		{Name: "long", Args: []string{"-alloc=40ms", "-exit=0"}},
+	}
+	var got, progress []string
+	failures, err := Sweep(context.Background(), SweepSpec{
+		Path: bin, Args: []string{"-exit=9"}, Variants: variants, Count: 2,
+		Env: append(os.Environ(), "GOGC=7"),
+		Progress: func(done, total int, s fmt.Stringer) {
+			progress = append(progress, fmt.Sprintf("%d/%d %s", done, total, s))
+		},
+	}, func(r *SettingRun) error {
+		got = append(got, fmt.Sprintf("%d.%d GOGC=%s %s", r.Variant, r.Run, r.Result.Meta.GOGC, strings.Join(r.Result.Meta.Command[1:], " ")))
+		return nil
+	})
+	if err != nil || len(failures) != 0 {
+		t.Fatalf("Sweep: %v, failures %v", err, failures)
+	}
+	want := []string{"0.1 GOGC=300 -alloc=20ms", "1.1 GOGC=7 -alloc=40ms -exit=0", "0.2 GOGC=300 -alloc=20ms", "1.2 GOGC=7 -alloc=40ms -exit=0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+	}
+	if want := []string{"0/4 short", "1/4 long", "2/4 short", "3/4 long", "4/4 long"}; !slices.Equal(progress, want) {
+		t.Errorf("progress %q, want %q", progress, want)
+	}
+
+	// A failing variant is named, without a GC setting it did not have.
+	failures, err = Sweep(context.Background(), SweepSpec{
+		Path: bin, Variants: []Variant{variants[0], {Name: "failing", Args: []string{"-alloc=20ms", "-exit=3"}}}, Count: 1,
+	}, func(*SettingRun) error { return nil })
+	if err != nil || len(failures) != 1 || !strings.HasPrefix(failures[0].Error(), "failing, run 1: exit status 3") {
+		t.Errorf("Sweep: %v, failures %v, want one of the failing variant", err, failures)
+	}
 }
 
 // TestSweepFailures: a failing setting is not run again and the others go

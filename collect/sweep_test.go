@@ -45,6 +45,21 @@ func TestFailure(t *testing.T) {
 	if !errors.Is(f, cause) {
 		t.Error("Failure does not unwrap to its cause")
 	}
+	f = Failure{Experiment: "nogreenteagc", Variant: "30 workers", Run: 1, Err: cause, noSetting: true}
+	if got, want := f.Error(), "GOEXPERIMENT=nogreenteagc 30 workers, run 1: exit status 3: out of cheese"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestReplaceEnv(t *testing.T) {
+	env := []string{"HOME=/h", "WORKERS=8", "WORKERS_MAX=9", "GOGC=50"}
+	got := replaceEnv(env, []string{"WORKERS=30"})
+	if want := []string{"HOME=/h", "WORKERS_MAX=9", "GOGC=50", "WORKERS=30"}; !slices.Equal(got, want) {
+		t.Errorf("replaceEnv = %q, want %q", got, want)
+	}
+	if env[1] != "WORKERS=8" {
+		t.Errorf("replaceEnv changed its argument: %q", env)
+	}
 }
 
 func TestLastOutputLine(t *testing.T) {

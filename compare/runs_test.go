@@ -68,6 +68,52 @@ func TestSweepRuns(t *testing.T) {
 	}
 }
 
+// TestVariantRuns: columns that differ in the program, not in its GC
+// setting, are labelled as given, compared with the first, and carry no
+// predictions.
+func TestVariantRuns(t *testing.T) {
+	r := NewVariantRuns("workers", []string{"./pipeline", "-workers", "{N}"}, []string{"30 workers", "15 workers"}, pacer.Setting{GOGC: 100})
+	for i, log := range []string{"json-marshal.gogc100.r1.log", "json-marshal.gogc100.r2.log", "json-marshal.gogc100.r3.log", "json-marshal.gogc100.r1.log"} {
+		if err := r.Add(i%2, Measured{GCTracePath: realLogs + log, Wall: time.Duration(1+i%2) * time.Second, CPU: time.Second}); err != nil {
+			t.Fatalf("Add(%d, %s): %v", i%2, log, err)
+		}
+	}
+	if r.Model != nil || r.ModelErr != nil {
+		t.Errorf("a model was fitted for variants: %v %v", r.Model, r.ModelErr)
+	}
+	tab := r.Table()
+	if !slices.Equal(tab.Columns, []string{"30 workers", "15 workers"}) || tab.Kind != "workers" ||
+		tab.Title != "workers: ./pipeline -workers {N}" || tab.Settings != nil || tab.ModelColumn != -1 {
+		t.Errorf("table header: %q %q %q %v %d", tab.Kind, tab.Title, tab.Columns, tab.Settings, tab.ModelColumn)
+	}
+	wall := tab.Find("", MetricWall.Name)
+	if wall == nil || wall.Cells[0].Summary.Median != 1 || wall.Cells[1].Summary.Median != 2 || wall.Cells[1].Delta == nil {
+		t.Fatalf("wall time row %+v", wall)
+	}
+	for _, row := range tab.Rows {
+		for _, c := range row.Cells {
+			if c.Predicted != nil {
+				t.Errorf("%s: a prediction for a variant", row.Metric.Name)
+			}
+		}
+	}
+	if !containsPrefix(tab.Caveats, "Each column ran 2 times, the columns interleaved") || !strings.Contains(tab.Caveats[0], "all under GOGC=100") {
+		t.Errorf("notes %q", tab.Caveats)
+	}
+
+	// A program that never collects still has its times compared.
+	r = NewVariantRuns("workers", []string{"./frugal"}, []string{"2 workers", "4 workers"}, pacer.Setting{GOGC: 100})
+	for i := range 4 {
+		if err := r.Add(i%2, Measured{GCTracePath: "testdata/notbench.txt", Wall: time.Second, CPU: -1}); err != nil {
+			t.Fatalf("Add of a run without a GC cycle: %v", err)
+		}
+	}
+	tab = r.Table()
+	if tab.Find("", MetricWall.Name) == nil || tab.Find("", MetricGCCount.Name) != nil || !containsPrefix(tab.Caveats, "No run had a GC cycle") {
+		t.Errorf("table without GC cycles: rows %d, notes %q", len(tab.Rows), tab.Caveats)
+	}
+}
+
 func TestSweepRunsRejects(t *testing.T) {
 	tests := []struct {
 		name    string

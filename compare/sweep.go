@@ -76,8 +76,14 @@ type SweepRuns struct {
 	Model    *pacer.Model
 	ModelErr error
 
+	// Labels name the columns of runs that differ in the program rather
+	// than in its GC setting (NewVariantRuns); nil for a sweep of
+	// settings.
+	Labels []string
+
 	fitTried bool
-	perExp   int // settings per GOEXPERIMENT value
+	perExp   int    // settings per GOEXPERIMENT value
+	kind     string // the Table's Kind
 }
 
 // NewSweepRuns returns an empty SweepRuns for a command run under
@@ -89,6 +95,21 @@ func NewSweepRuns(command []string, settings []pacer.Setting, experiments ...str
 	return &SweepRuns{Command: command, Settings: sets, Experiments: exps, Runs: make([][]Run, len(sets)), perExp: len(settings)}
 }
 
+// NewVariantRuns returns an empty SweepRuns for a command run in several
+// variants, the columns labelled by labels, the first the baseline, all
+// under the GC setting set. kind is the Table's Kind ("workers"). No
+// pacer model is fitted: the columns differ in what the program does,
+// not in how its garbage is collected, so the model's predictions would
+// be alike for all of them.
+func NewVariantRuns(kind string, command, labels []string, set pacer.Setting) *SweepRuns {
+	sets := make([]pacer.Setting, len(labels))
+	for i := range sets {
+		sets[i] = set
+	}
+	return &SweepRuns{Command: command, Settings: sets, Labels: labels, Runs: make([][]Run, len(labels)),
+		perExp: len(labels), fitTried: true, kind: kind}
+}
+
 // Column returns the column of the runs of the experiment-th GOEXPERIMENT
 // value (0 without them) under the setting-th setting.
 func (r *SweepRuns) Column(experiment, setting int) int { return experiment*r.perExp + setting }
@@ -96,7 +117,8 @@ func (r *SweepRuns) Column(experiment, setting int) int { return experiment*r.pe
 // Add reads a run in column i: its GC figures from its gctrace, and
 // from the first run of the baseline the pacer model. A run without a GC
 // cycle is an error, as is a gctrace that cannot be read: such a run
-// compares nothing.
+// compares nothing. Runs of variants (NewVariantRuns) are kept without a
+// GC cycle, their GC figures unknown: their times still compare.
 func (r *SweepRuns) Add(i int, m Measured) error {
 	if i < 0 || i >= len(r.Settings) {
 		return fmt.Errorf("no setting %d among %d", i, len(r.Settings))
@@ -110,6 +132,12 @@ func (r *SweepRuns) Add(i int, m Measured) error {
 	set := r.Settings[i]
 	log, err := m.parseGCTrace(set, fit)
 	if err != nil {
+		if errors.Is(err, gctrace.ErrNoCycles) && r.Labels != nil {
+			// Variants compare the program's time first: a run too
+			// short or too frugal to collect still has it.
+			r.Runs[i] = append(r.Runs[i], m.run(nil))
+			return nil
+		}
 		if errors.Is(err, gctrace.ErrNoCycles) {
 			return errors.New("no GC cycle in its output: not a Go program, or it exited before its first collection")
 		}
@@ -150,6 +178,9 @@ func cpuMeasured(cols [][]Run) bool {
 // column per setting, the first setting the baseline, with the model's
 // predictions beside the measurements.
 func (r *SweepRuns) Table() *Table {
+	if r.Labels != nil {
+		return r.variantTable()
+	}
 	t := &Table{Kind: "sweep", Command: r.Command, Settings: r.Settings}
 	t.Title = "sweep of " + strings.Join(r.Command, " ")
 	for i := range r.Settings {
@@ -164,14 +195,37 @@ func (r *SweepRuns) Table() *Table {
 	if len(r.Settings) > 1 {
 		t.Caveats = append(t.Caveats, fmt.Sprintf("Each setting ran %s, the settings interleaved so that a drift of the machine affects them alike.", plural.Count(n, "time", "times")))
 	}
-	if !cpuMeasured(r.Runs) {
+	t.cpuNote(r.Runs)
+	t.addPredictions(r.Model, r.ModelErr)
+	t.dropOtherExperiments(r.Experiments)
+	return t
+}
+
+// variantTable is Table for runs of variants: no settings, no model.
+func (r *SweepRuns) variantTable() *Table {
+	t := &Table{Kind: r.kind, Command: r.Command, Columns: r.Labels, ModelColumn: -1}
+	t.Title = r.kind + ": " + strings.Join(r.Command, " ")
+	t.addRunRows("", r.Runs)
+	n := 0
+	if len(r.Runs) > 0 {
+		n = len(r.Runs[0])
+	}
+	t.Caveats = append(t.Caveats, fmt.Sprintf("Each column ran %s, the columns interleaved so that a drift of the machine affects them alike; all under %s.",
+		plural.Count(n, "time", "times"), r.Settings[0]))
+	if t.Find("", MetricGCCount.Name) == nil {
+		t.Caveats = append(t.Caveats, "No run had a GC cycle: the program allocated too little for the collector to run, so only its time and memory compare.")
+	}
+	t.cpuNote(r.Runs)
+	return t
+}
+
+// cpuNote says how CPU time was measured, or that it was not.
+func (t *Table) cpuNote(cols [][]Run) {
+	if !cpuMeasured(cols) {
 		t.Caveats = append(t.Caveats, "CPU time could not be measured on this system.")
 	} else {
 		t.Caveats = append(t.Caveats, "CPU time is user plus system time of the program and the processes it waited for.")
 	}
-	t.addPredictions(r.Model, r.ModelErr)
-	t.dropOtherExperiments(r.Experiments)
-	return t
 }
 
 // addPredictions puts the pacer model's predictions for each column's

@@ -1,6 +1,11 @@
 package exectrace
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Result is the summary of one execution trace. Times are in milliseconds
 // unless the field says otherwise.
@@ -250,6 +255,37 @@ func (r *Result) Group(name string) *Group {
 		}
 	}
 	return nil
+}
+
+// ErrNoGroup is the error of Sized for a group the trace does not have.
+var ErrNoGroup = errors.New("no goroutine group")
+
+// Sized returns the group called name, or without a name the busiest group
+// of the program's goroutines (the most time running, runnable or in
+// system calls): the pool a worker count is meant for. The error wraps
+// ErrNoGroup, naming the groups there are, when name is not among them.
+func (r *Result) Sized(name string) (*Group, error) {
+	if name != "" {
+		if g := r.Group(name); g != nil {
+			return g, nil
+		}
+		var names []string
+		for _, g := range r.UserGroups() {
+			names = append(names, g.Name)
+		}
+		return nil, fmt.Errorf("%w %q; groups: %s", ErrNoGroup, name, strings.Join(names, ", "))
+	}
+	var g *Group
+	busy := func(x *Group) float64 { return x.RunningMS + x.RunnableMS + x.SyscallMS }
+	for i := range r.Groups {
+		if x := &r.Groups[i]; !x.Runtime && (g == nil || busy(x) > busy(g)) {
+			g = x
+		}
+	}
+	if g == nil {
+		return nil, errors.New("no goroutines of the program in the trace")
+	}
+	return g, nil
 }
 
 // At returns the MMU point with the given window, if the curve has one.

@@ -386,6 +386,14 @@ const CompareSchemaVersion = 1
 // describes it. Unknown figures (an empty sample, an interval the sample is
 // too small for) are null.
 func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(compareDoc(t, toolVersion))
+}
+
+// compareDoc is the JSON document of a comparison table.
+func compareDoc(t *compare.Table, toolVersion string) jsonCompare {
 	doc := jsonCompare{SchemaVersion: CompareSchemaVersion, Tool: "gcdoctor", ToolVersion: toolVersion, Kind: t.Kind,
 		Title: t.Title, Command: t.Command, Config: nonNil(t.Config), Alpha: compare.Alpha, Confidence: compare.Confidence,
 		Rows: []jsonCompareRow{}, Notes: nonNil(t.Caveats)}
@@ -427,8 +435,5 @@ func CompareJSON(w io.Writer, t *compare.Table, toolVersion string) error {
 		}
 		doc.Model = m
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
+	return doc
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gcdoctor/gcdoctor/exectrace"
 	"github.com/gcdoctor/gcdoctor/workers"
@@ -19,6 +18,9 @@ type Workers struct {
 	// Partial is set when the trace was cut short: the recommendation
 	// rests on what could be read.
 	Partial bool
+	// Verify, when set, is the recommendation checked against runs of the
+	// program at several sizes (gcdoctor workers --verify).
+	Verify *workers.Verification
 }
 
 // WorkersText writes the recommendation and the time split it rests on.
@@ -55,6 +57,17 @@ func WorkersText(w io.Writer, wr *Workers, opt TextOptions) error {
 	for _, s := range rec.Explanation {
 		t.wrap("  ", "  ", s)
 	}
+	if t.err != nil || wr.Verify == nil {
+		return t.err
+	}
+	t.printf("\n")
+	if err := CompareText(w, wr.Verify.Table, opt); err != nil {
+		return err
+	}
+	t.printf("\n%s\n", t.style(ansiBold, "Verdict"))
+	for _, s := range wr.Verify.Verdict {
+		t.wrap("  ", "  ", s)
+	}
 	return t.err
 }
 
@@ -69,6 +82,15 @@ func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
 		Field{"workers", r.Workers}, Field{"range", r.Range}, Field{"gomaxprocs", r.GOMAXPROCS},
 		Field{"utilization", r.Utilization}, Field{"wait_ratio", num(r.WaitRatio)}, Field{"queue_ratio", num(r.QueueRatio)},
 		Field{"explanation", nonNil(r.Explanation)})
+	if v := wr.Verify; v != nil {
+		best := any(nil)
+		if v.Best >= 0 {
+			best = v.Sizes[v.Best]
+		}
+		doc = append(doc, Field{"verify", object{{"command", v.Command}, {"size_env", v.SizeEnv}, {"sizes", v.Sizes},
+			{"recommended", v.Recommended}, {"current", v.Current}, {"best", best}, {"best_is_recommended", v.Best == 0},
+			{"significant", v.Significant}, {"verdict", nonNil(v.Verdict)}, {"comparison", compareDoc(v.Table, toolVersion)}}})
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -77,13 +99,3 @@ func WorkersJSON(w io.Writer, wr *Workers, toolVersion string) error {
 
 // WorkersSchemaVersion is the version of the document WorkersJSON writes.
 const WorkersSchemaVersion = 1
-
-// GroupNames lists the program's goroutine groups of a trace, for a message
-// that says which there are.
-func GroupNames(r *exectrace.Result) string {
-	var names []string
-	for _, g := range r.UserGroups() {
-		names = append(names, g.Name)
-	}
-	return strings.Join(names, ", ")
-}

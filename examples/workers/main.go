@@ -4,6 +4,8 @@
 // -workers 256 on 2 CPUs) the workers mostly wait for a P and contend on the
 // shared output; with -workers equal to GOMAXPROCS (the fix) they do not.
 // -trace FILE writes an execution trace of the run, where that shows.
+// Without -workers, the count is $WORKERS when set (as `gcdoctor workers
+// --verify --size-env WORKERS` gives it), else GOMAXPROCS.
 package main
 
 import (
@@ -12,13 +14,18 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 
 	"github.com/gcdoctor/gcdoctor/examples/internal/memprof"
 )
 
 func main() {
-	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "worker goroutines")
+	n := runtime.GOMAXPROCS(0)
+	if v, err := strconv.Atoi(os.Getenv("WORKERS")); err == nil && v > 0 {
+		n = v
+	}
+	workers := flag.Int("workers", n, "worker goroutines (default $WORKERS, else GOMAXPROCS)")
 	jobs := flag.Int("jobs", 20000, "jobs to process")
 	size := flag.Int("size", 8<<10, "bytes hashed per job")
 	flag.Parse()

@@ -62,7 +62,7 @@ func (e *env) runBench(cmd *cobra.Command, spec collect.BenchSpec, cf *reportFla
 	spec.Progress = func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }
 	runs := compare.NewBenchRuns(spec.Target(), spec.Pattern(), spec.Settings, spec.Runs(), spec.FixedWork(), spec.Experiments...)
 	command, err := collect.Bench(ctx, spec, func(r *collect.SettingRun) error {
-		return runs.Add(runs.Column(r.Experiment, r.Setting), measured(r))
+		return runs.Add(runs.Column(r.Experiment, r.Setting), r.Measured())
 	})
 	pr.Done()
 	if err != nil {

@@ -728,3 +728,30 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("empty bundle: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestWorkersVerifyUsage: workers --verify needs the program after --, and
+// a way to tell it its size; the program is run only with --verify.
+func TestWorkersVerifyUsage(t *testing.T) {
+	const tr = "../../exectrace/testdata/small.trace"
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no program", []string{"--verify", "--size-env", "W", tr}, "the program after --"},
+		{"program without --verify", []string{tr, "--", "./prog"}, "the program after --"},
+		{"program before --", []string{"--verify", "--size-env", "W", tr, "./prog"}, "the program after --"},
+		{"size not told", []string{"--verify", tr, "--", "./prog", "-workers", "8"}, "not told its worker count"},
+		{"bad env name", []string{"--verify", "--size-env", "1W", tr, "--", "./prog"}, "not an environment variable's name"},
+		{"bad count", []string{"--verify", "--count", "0", "--size-env", "W", tr, "--", "./prog"}, "--count must be between 1 and 100"},
+		{"bad size", []string{"--verify", "--sizes", "0,4", "--size-env", "W", tr, "--", "./prog"}, "--sizes: 0 workers"},
+		{"no such group", []string{"--group", "main.nothing", tr}, `no goroutine group "main.nothing"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stderr, code := run(t, "", nil, append([]string{"workers"}, tt.args...)...)
+			if code != ExitUsage || out != "" || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, stderr, ExitUsage, tt.want)
+			}
+		})
+	}
+}

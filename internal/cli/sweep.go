@@ -100,9 +100,9 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 	runs := compare.NewSweepRuns(args, settings, exps...)
 	failures, err := collect.Sweep(ctx, collect.SweepSpec{
 		Path: args[0], Args: args[1:], Settings: settings, Experiments: exps, Count: count,
-		Progress: func(done, total int, s pacer.Setting) { pr.Run(done, total, s) }, ToolVersion: version(),
+		Progress: pr.Run, ToolVersion: version(),
 	}, func(r *collect.SettingRun) error {
-		return runs.Add(runs.Column(r.Experiment, r.Setting), measured(r))
+		return runs.Add(runs.Column(r.Experiment, r.Setting), r.Measured())
 	})
 	pr.Done()
 	if errors.Is(err, collect.ErrPrebuilt) {
@@ -121,13 +121,4 @@ func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setti
 		return &exitError{code: ExitError}
 	}
 	return nil
-}
-
-// measured is what collect gathered from a run, as compare reads it.
-func measured(r *collect.SettingRun) compare.Measured {
-	return compare.Measured{
-		GCTracePath: r.Result.GCTracePath, OutputPath: r.OutputPath,
-		Wall: r.Result.Duration, CPU: r.Result.CPU, PeakRSS: r.Result.PeakRSS,
-		GoVersion: r.Result.GoVersion,
-	}
 }

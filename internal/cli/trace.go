@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,21 +54,15 @@ func (e *env) loadTrace(cmd *cobra.Command, path string) (*evidence.Set, *exectr
 func newWorkersCmd(e *env) *cobra.Command {
 	var group string
 	var util float64
-	var chanWork bool
+	var chanWork, verify bool
+	var vs workers.VerifySpec
 	var rf reportFlags
 	cmd := &cobra.Command{
-		Use:   "workers TRACE",
-		Short: "Recommend a worker count for a goroutine group from its measured time split",
-		Long: `Computes how many workers a pool needs from an execution trace of it:
-N = GOMAXPROCS × U × (1 + W/C), where C is the time the workers ran and W
-the time they waited on work outside the CPU (syscalls, network, sleep).
-Time spent runnable — waiting for a CPU — is not part of the work: it is
-what too many workers cause. The derivation is at
-` + report.DocsURL + `workers.md.
-
-Without --group, the busiest group of the program's goroutines is sized.`,
+		Use:     "workers [--verify --size-env NAME] TRACE [-- CMD [ARGS...]]",
+		Short:   "Recommend a worker count for a goroutine group from its measured time split",
+		Long:    longHelp("workers"),
 		Example: examples("workers"),
-		Args:    cobra.ExactArgs(1),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := rf.validate(); err != nil {
 				return err
@@ -74,34 +70,53 @@ Without --group, the busiest group of the program's goroutines is sized.`,
 			if !(util > 0 && util <= 1) {
 				return &usageError{fmt.Errorf("--utilization must be more than 0 and at most 1, not %v", util)}
 			}
+			if vs.Command = args[1:]; verify != (len(args) > 1) || (verify && cmd.ArgsLenAtDash() != 1) {
+				return &usageError{errors.New("give one TRACE, and with --verify the program after --, as in: gcdoctor workers --verify --size-env WORKERS trace.out -- ./prog")}
+			}
+			if err := vs.Check(); verify && err != nil {
+				return &usageError{err}
+			}
 			set, res, err := e.loadTrace(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			var g *exectrace.Group
-			if group != "" {
-				if g = res.Group(group); g == nil {
-					return &usageError{fmt.Errorf("no goroutine group %q in %s; groups: %s", group, args[0], report.GroupNames(res))}
-				}
-			} else {
-				for i := range res.Groups {
-					x := &res.Groups[i]
-					if !x.Runtime && (g == nil || x.RunningMS+x.RunnableMS+x.SyscallMS > g.RunningMS+g.RunnableMS+g.SyscallMS) {
-						g = x
-					}
-				}
-				if g == nil {
-					return fmt.Errorf("%s: no goroutines of the program in the trace", args[0])
-				}
+			g, err := res.Sized(group)
+			if errors.Is(err, exectrace.ErrNoGroup) {
+				return &usageError{fmt.Errorf("%s: %v", args[0], err)}
+			} else if err != nil {
+				return fmt.Errorf("%s: %v", args[0], err)
 			}
 			wr := &report.Workers{Trace: args[0], Group: g, Partial: res.Partial,
 				Recommendation: workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})}
+			if verify {
+				vs.Recommended, vs.Current, vs.Progress, vs.ToolVersion = wr.Recommendation.Workers, g.PeakLive, e.status("workers", 0).Run, version()
+				if wr.Verify, err = e.verifyWorkers(cmd, vs); err != nil {
+					return err
+				}
+			}
 			return e.failed(set, emitDoc(e, cmd, report.WorkersFormats, wr, &rf, ""))
 		},
 	}
 	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")
 	cmd.Flags().Float64Var(&util, "utilization", 1, "target share of the CPUs the pool may keep busy, in (0, 1]")
 	cmd.Flags().BoolVar(&chanWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
+	cmd.Flags().BoolVar(&verify, "verify", false, "run CMD (after --) at the recommended size and its neighbours, and compare them")
+	cmd.Flags().StringVar(&vs.SizeEnv, "size-env", "", "with --verify: the environment variable that tells CMD its worker count ({N} in ARGS is replaced too)")
+	cmd.Flags().IntSliceVar(&vs.Sizes, "sizes", nil, "with --verify: the worker counts to run, instead of N/2, N, 2N and the traced size")
+	cmd.Flags().IntVar(&vs.Count, "count", workers.DefaultVerifyCount, "with --verify: runs per size")
 	registerFormats(&rf, cmd, report.WorkersFormats, false)
 	return cmd
+}
+
+// verifyWorkers runs the program at the sizes vs asks for; a size that
+// failed is said on standard error and not run again.
+func (e *env) verifyWorkers(cmd *cobra.Command, vs workers.VerifySpec) (*workers.Verification, error) {
+	v, failures, err := workers.Verify(cmd.Context(), vs)
+	for _, f := range failures {
+		e.sayf("%s: %v (this size was not run again)\n", strings.Join(vs.Command, " "), f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", strings.Join(vs.Command, " "), err)
+	}
+	return v, nil
 }
