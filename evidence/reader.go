@@ -160,6 +160,10 @@ func readHeap(l *loader, r io.Reader, name string, size int64) error {
 		opts.User = heapprof.UserModules(l.opt.User...)
 	}
 	h.Top = p.Top(opts)
+	if p.HasInuse {
+		opts.Sort, opts.N = heapprof.ByInuseSpace, 3
+		h.Inuse = p.Top(opts)
+	}
 	l.in.Heap = h
 	return nil
 }
