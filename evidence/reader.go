@@ -51,7 +51,7 @@ var readers = []*reader{
 	{
 		kind: Heap, name: "heap profile", command: "gcdoctor heap",
 		files:   []string{bundle.AllocsFile, bundle.HeapFile},
-		missing: "no allocation profile: no allocation sites (gcdoctor attach collects one)",
+		missing: "no allocation profile: no allocation sites (gcdoctor attach collects one; a program run by gcdoctor writes one at its peak with defer agent.WatchHeapPeak()())",
 		sniff:   isProfile,
 		read:    readHeap,
 	},
