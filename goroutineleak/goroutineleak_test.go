@@ -127,6 +127,26 @@ func TestRule(t *testing.T) {
 	}
 }
 
+// TestLoadFiles reads the profiles as files given on the command line: the
+// leak profile is told from a heap profile by its content.
+func TestLoadFiles(t *testing.T) {
+	files := []string{filepath.Join("testdata", "problem.goroutineleak.pb.gz"), filepath.Join("testdata", "problem.allocs.pb.gz")}
+	set, err := evidence.Load(context.Background(), files, evidence.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := set.Input.Extension("goroutineleak").(*Profile); p == nil || p.Total != 400 || set.Input.Heap == nil {
+		t.Fatalf("leak profile %+v, heap %v", p, set.Input.Heap != nil)
+	}
+	d := diagnose.Diagnose(set.Input)
+	for _, f := range d.Findings {
+		if f.ID == rule.ID && strings.Contains(f.Message, "under main.first.func1") && strings.Contains(f.Verify, "main.go:34") {
+			return
+		}
+	}
+	t.Errorf("no goroutine-leak finding with the heap held: %+v", d.Findings)
+}
+
 // FuzzRead holds Read to an error, never a panic, on any bytes.
 func FuzzRead(f *testing.F) {
 	for _, name := range []string{"problem.goroutineleak.pb.gz", "fixed.goroutineleak.pb.gz", "problem.allocs.pb.gz"} {

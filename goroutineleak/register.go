@@ -104,13 +104,15 @@ func judge(in *diagnose.Input) []*diagnose.Finding {
 		if held, ok := heldUnder(in.Heap, s.Start.Function); ok {
 			f.Message += fmt.Sprintf("; the heap profile has %s in use allocated under %s, which they most likely keep reachable.", mib(held), s.Start.Function)
 			f.Evidence = append(f.Evidence, diagnose.Evidence{Label: "in-use heap allocated under the function", Value: float64(held) / (1 << 20), Unit: "MiB", Source: filepath.Base(in.Heap.Name)})
-			f.Caveats = append(f.Caveats, "the heap profile says which code allocated the in-use bytes, not who holds them: objects the goroutines point to but did not allocate are not counted, and others may hold those they did")
+			f.Caveats = append(f.Caveats, "the heap profile says which code allocated the bytes in use at the collection it describes (one that may predate the leak profile), not who holds them: objects the goroutines point to but did not allocate are not counted, and others may hold those they did")
 		} else {
 			f.Message += "; what they keep reachable on the heap is not known (no in-use heap profile beside the leak profile)."
 		}
 		f.Caveats = append(f.Caveats, "the stack is a floor: the profile does not record how far each goroutine's stack grew")
 		f.Where = []diagnose.Location{{File: s.Start.File, Line: s.Start.Line}, {File: s.Blocked.File, Line: s.Blocked.Line}}
 		f.Remedy = fmt.Sprintf("At %s:%d (%s): %s", filepath.Base(s.Blocked.File), s.Blocked.Line, s.Blocked.Function, remedy)
+		f.Verify = fmt.Sprintf("Attach again after the fix, under the same load: the goroutine-leak profile should list no goroutine started at %s:%d (now %d).",
+			filepath.Base(s.Start.File), s.Start.Line, s.Count)
 		if in.Recheck.URL != "" {
 			tool := in.Recheck.Tool
 			if tool == "" {
