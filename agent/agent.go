@@ -18,6 +18,10 @@
 //	goroutineleak   the goroutine-leak profile (Go 1.26 built with
 //	                GOEXPERIMENT=goroutineleakprofile), 404 otherwise
 //
+// A program that runs to completion, with no server to attach to, can
+// still leave gcdoctor its heap at the peak: WatchHeapPeak writes the heap
+// profile where gcdoctor run and doctor ask for it (HeapPeakEnv).
+//
 // The package imports nothing beyond the standard library, so a service
 // that imports it compiles in no other code. Like /debug/pprof, these
 // endpoints belong on an internal port.

@@ -834,3 +834,47 @@ func FuzzDecodeRSS(f *testing.F) {
 		}
 	})
 }
+
+// TestReserve checks that a name reserved for another process to write
+// refuses what the Writer did not make, takes only plain names, and that
+// Abort removes the file the other process wrote.
+func TestReserve(t *testing.T) {
+	w, err := Create(filepath.Join(t.TempDir(), "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.Path("theirs.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		wantErr string
+	}{
+		{HeapFile, ""},
+		{HeapFile, ""}, // reserved twice by the same Writer
+		{"theirs.txt", "not written by this run"},
+		{"../x", "invalid file name"},
+		{"sub/x", "invalid file name"},
+	}
+	for _, tt := range tests {
+		path, err := w.Reserve(tt.name)
+		if tt.wantErr == "" {
+			if err != nil || path != w.Path(tt.name) {
+				t.Errorf("Reserve(%q) = %q, %v, want %q", tt.name, path, err, w.Path(tt.name))
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("Reserve(%q) error = %v, want %q", tt.name, err, tt.wantErr)
+		}
+	}
+	if err := os.WriteFile(w.Path(HeapFile), []byte("profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w.Path(HeapFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Abort left the reserved file: %v", err)
+	}
+}

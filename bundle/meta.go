@@ -34,9 +34,12 @@ const (
 	AllocsFile    = "allocs.pb.gz"    // /debug/pprof/allocs
 	GoroutineFile = "goroutine.pb.gz" // /debug/pprof/goroutine
 	TraceFile     = "trace.out"       // /debug/pprof/trace?seconds=N
-	// GoroutineLeakFile is the goroutine-leak profile gcdoctor's agent
-	// serves (Go 1.26 with GOEXPERIMENT=goroutineleakprofile).
+	// GoroutineLeakFile is the goroutine-leak profile net/http/pprof
+	// (at GoroutineLeakPath) and gcdoctor's agent serve in a program
+	// built with GOEXPERIMENT=goroutineleakprofile (Go 1.26).
 	GoroutineLeakFile = "goroutineleak.pb.gz"
+	// GoroutineLeakPath is the profile's name under /debug/pprof/.
+	GoroutineLeakPath = "goroutineleak"
 	// LiveTimesFile is the CSV file saying when each sample of a running
 	// program's own GC figures (LiveFiles) was taken.
 	LiveTimesFile = "live.csv"

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -124,6 +125,20 @@ func (w *Writer) claim(name string) error {
 	w.written[name] = true
 	w.files = append(w.files, name)
 	return nil
+}
+
+// Reserve claims the evidence file name for another process to write,
+// such as the program gcdoctor runs, and returns its path. Like Create, it
+// refuses a name already there that w did not write; Abort removes the
+// file if it was made.
+func (w *Writer) Reserve(name string) (string, error) {
+	if !validName(name) || strings.Contains(name, "/") {
+		return "", fmt.Errorf("bundle %s: invalid file name %q", w.dir, name)
+	}
+	if err := w.claim(name); err != nil {
+		return "", fmt.Errorf("bundle %s: %w", w.dir, err)
+	}
+	return w.Path(name), nil
 }
 
 // Dir returns the bundle directory as given to Create.

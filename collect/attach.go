@@ -101,6 +101,9 @@ type AttachResult struct {
 // errNotPprof marks a server that answers but is not net/http/pprof.
 var errNotPprof = errors.New("not a net/http/pprof endpoint")
 
+// errNotFound marks a 404: the server serves no such page.
+var errNotFound = errors.New("not found")
+
 // errTooLarge marks an answer larger than the bound on its download.
 var errTooLarge = errors.New("answer too large")
 
@@ -156,12 +159,34 @@ func Attach(ctx context.Context, s AttachSpec) (*AttachResult, error) {
 		}
 		res.Files[f.file] = f.what
 	}
+	if err := attachLeaks(ctx, client, base, s, res); err != nil {
+		return res, finish(res, s, start, err)
+	}
 	if s.Seconds > 0 {
 		if err := attachTrace(ctx, client, base, s, res); err != nil {
 			return res, finish(res, s, start, err)
 		}
 	}
 	return res, finish(res, s, start, nil)
+}
+
+// attachLeaks downloads the goroutine-leak profile that net/http/pprof
+// serves in a program built with GOEXPERIMENT=goroutineleakprofile (Go
+// 1.26). Programs built without it answer 404, which is no error: most
+// are. Any other failure is.
+func attachLeaks(ctx context.Context, client *http.Client, base *url.URL, s AttachSpec, res *AttachResult) error {
+	if s.Progress != nil {
+		s.Progress("goroutine-leak profile")
+	}
+	d := download{client: client, url: base.JoinPath(bundle.GoroutineLeakPath), timeout: ProfileTimeout, limit: MaxProfileBytes}
+	err := d.profile(ctx, s.Out, bundle.GoroutineLeakFile)
+	if errors.Is(err, errNotFound) {
+		return nil
+	}
+	if err == nil {
+		res.Files[bundle.GoroutineLeakFile] = "goroutine-leak profile (leaked goroutines, found by a collection run for it)"
+	}
+	return err
 }
 
 // finish writes meta.json for what res lists, when it lists anything, and
@@ -355,7 +380,7 @@ func (d *download) get(ctx context.Context) (*reply, error) {
 	defer r.close()
 	status := escape(resp.Status)
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, d.fail(nil, "%s: is net/http/pprof registered on this server?", status)
+		return nil, d.fail(errNotFound, "%s: is net/http/pprof registered on this server?", status)
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxQuoted+1))
 	body = bytes.TrimSpace(body)

@@ -517,3 +517,39 @@ func TestQuoteBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachLeaks checks that the goroutine-leak profile is saved when the
+// program serves it, that its 404 (a program built without
+// GOEXPERIMENT=goroutineleakprofile) is no error, and that any other
+// failure is.
+func TestAttachLeaks(t *testing.T) {
+	tests := []struct {
+		name    string
+		leak    http.HandlerFunc // nil: 404
+		saved   bool
+		wantErr string
+	}{
+		{"served", answer(gzipMagic), true, ""},
+		{"not built in", nil, false, ""},
+		{"not a profile", answer("<html>"), false, "goroutineleak"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := profiles()
+			if tt.leak != nil {
+				h[bundle.GoroutineLeakPath] = tt.leak
+			}
+			srv := httptest.NewServer(&fakePprof{handlers: h})
+			defer srv.Close()
+			w, dir := newBundle(t)
+			res, err := Attach(attachCtx(t), AttachSpec{URL: srv.URL, Out: w})
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("Attach: %v, want error %q", err, tt.wantErr)
+			}
+			_, statErr := os.Stat(filepath.Join(dir, bundle.GoroutineLeakFile))
+			if saved := statErr == nil && res.Files[bundle.GoroutineLeakFile] != ""; saved != tt.saved {
+				t.Errorf("goroutine-leak profile saved: %v, want %v (files %v)", saved, tt.saved, res.Files)
+			}
+		})
+	}
+}

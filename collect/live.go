@@ -190,7 +190,7 @@ func (l *liveSampling) fromAgent(a *agent.Snapshot, out *bundle.Writer, res *Att
 			res.Live.Agent = append(res.Live.Agent, "no flight-recorder trace: "+err.Error())
 		}
 	}
-	if a.GoroutineLeak {
+	if a.GoroutineLeak && res.Files[bundle.GoroutineLeakFile] == "" {
 		d := download{client: client, url: base.JoinPath(agent.GoroutineLeakPath), timeout: ProfileTimeout, limit: MaxProfileBytes}
 		if err := d.profile(l.ctx, out, bundle.GoroutineLeakFile); err == nil {
 			res.Files[bundle.GoroutineLeakFile] = "goroutine-leak profile (gcdoctor agent)"

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/gcdoctor/gcdoctor/agent"
 	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
@@ -247,6 +248,16 @@ func (p *program) outputs(ctx context.Context, file io.Writer) (*outputs, error)
 		}
 	}
 	p.env = withGCTrace(env)
+	if out := p.s.Out; out != nil {
+		// A program that calls agent.WatchHeapPeak writes its heap
+		// profile at the peak into the bundle; exec.Cmd keeps the last
+		// of duplicate variables, so this one wins.
+		path, err := out.Reserve(bundle.HeapFile)
+		if err != nil {
+			return o, err
+		}
+		p.env = append(p.env, agent.HeapPeakEnv+"="+path)
+	}
 	o.stderr = &passWriter{w: p.s.Stderr, file: o.errLines}
 	// Standard output is read even when the caller discards it: the
 	// program may write its gctrace lines there.
@@ -415,6 +426,9 @@ func (p *program) save(res *Result, o *outcome, trace *traceFile, logErr error) 
 		if rssErr == nil {
 			res.Meta.Files[bundle.RSSFile] = fmt.Sprintf("resident set size of the program in bytes, sampled every %v", res.SampleEvery)
 		}
+		if _, err := os.Stat(out.Path(bundle.HeapFile)); err == nil {
+			res.Meta.Files[bundle.HeapFile] = heapPeakFileDoc
+		}
 		hostErr := writeHost(out, res.Meta, o.host)
 		res.Meta.Created = time.Now().Round(0)
 		err = errors.Join(err, rssErr, hostErr, out.WriteMeta(res.Meta))
@@ -427,6 +441,10 @@ func (p *program) save(res *Result, o *outcome, trace *traceFile, logErr error) 
 
 // gctraceFileDoc describes gctrace.log in meta.json.
 const gctraceFileDoc = "standard error of the program with its GODEBUG=gctrace=1 lines, the gctrace lines of its standard output, and those of the tools the go command ran"
+
+// heapPeakFileDoc describes heap.pb.gz in meta.json when the program wrote
+// it (agent.WatchHeapPeak).
+const heapPeakFileDoc = "heap profile the program wrote (agent.WatchHeapPeak) at the end of the collection that found its live heap highest"
 
 // orDefault returns d, or def when d is not positive.
 func orDefault(d, def time.Duration) time.Duration {

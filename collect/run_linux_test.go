@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/gcdoctor/gcdoctor/agent"
 	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
@@ -952,5 +953,57 @@ func TestRunThreadExit(t *testing.T) {
 	})
 	if res.ExitCode != 6 || res.Signaled {
 		t.Errorf("ExitCode = %d, Signaled = %v; want 6, false: the program did not live to handle SIGTERM", res.ExitCode, res.Signaled)
+	}
+}
+
+// TestRunHeapPeak checks that a run with a bundle tells the program where
+// to write its heap profile at the peak, and records the file in meta.json
+// when the program wrote it; a run without a bundle tells it nothing.
+func TestRunHeapPeak(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	tests := []struct {
+		name    string
+		bundle  bool
+		args    []string
+		written bool
+	}{
+		{"watched", true, []string{"-alloc=300ms", "-heap-peak"}, true},
+		{"not watched", true, []string{"-alloc=50ms"}, false},
+		{"no bundle", false, []string{"-alloc=50ms", "-heap-peak"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var w *bundle.Writer
+			if tt.bundle {
+				var err error
+				if w, err = bundle.Create(filepath.Join(t.TempDir(), "b")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var stdout bytes.Buffer
+			res, err := Run(context.Background(), Spec{Path: bin, Args: tt.args, Stdout: &stdout, Out: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Cleanup()
+			wantEnv := agent.HeapPeakEnv + "="
+			if tt.bundle {
+				wantEnv += w.Path(bundle.HeapFile)
+			}
+			if !strings.Contains(stdout.String(), "alloc: "+wantEnv+"\n") {
+				t.Errorf("the program's environment lacks %s:\n%s", wantEnv, stdout.String())
+			}
+			if !tt.bundle {
+				return
+			}
+			_, statErr := os.Stat(w.Path(bundle.HeapFile))
+			if written := statErr == nil; written != tt.written {
+				t.Errorf("heap.pb.gz written: %v, want %v", written, tt.written)
+			}
+			if listed := res.Meta.Files[bundle.HeapFile] != ""; listed != tt.written {
+				t.Errorf("meta.json lists heap.pb.gz: %v, want %v", listed, tt.written)
+			}
+		})
 	}
 }

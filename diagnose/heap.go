@@ -14,7 +14,11 @@ type HeapEvidence struct {
 	Name    string            // the profile's file name or URL
 	Profile *heapprof.Profile //
 	Top     *heapprof.Top     // sites ranked by allocated bytes, charged to the user's code
-	Escape  *escape.Report    // nil when escape analysis was not run
+	// Inuse ranks the first sites by the bytes still in use when the
+	// profile was written, charged the same way; nil when the profile
+	// records no in-use values.
+	Inuse  *heapprof.Top
+	Escape *escape.Report // nil when escape analysis was not run
 	// Ops is how many requests or operations the profile covers, when
 	// known, for bytes per operation; 0 when unknown.
 	Ops int64

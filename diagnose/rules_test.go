@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/live"
 
 	"github.com/gcdoctor/gcdoctor/pacer"
@@ -56,6 +57,25 @@ func tuneIn(path string) func(*testing.T) *Input {
 // escape analysis.
 func heapIn(name string) func(*testing.T) *Input {
 	return func(t *testing.T) *Input { return &Input{Heap: heapEvidence(t, name)} }
+}
+
+// peakIn is the run of testdata/peak/NAME: its gctrace and the heap
+// profile the program wrote at its peak.
+func peakIn(name string) func(*testing.T) *Input {
+	return func(t *testing.T) *Input {
+		path := "peak/" + name + ".pb.gz"
+		p := cached(t, path, func(p string) (*heapprof.Profile, error) {
+			f, err := os.Open(filepath.Join("testdata", p))
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return heapprof.Read(f, p)
+		})
+		h := &HeapEvidence{Name: path, Profile: p, Top: p.Top(heapprof.SiteOptions{N: 10}),
+			Inuse: p.Top(heapprof.SiteOptions{Sort: heapprof.ByInuseSpace, N: 3})}
+		return &Input{Log: gctraceLog(t, "peak/"+name+".gctrace.log"), Heap: h}
+	}
 }
 
 // lintIn is the lint profile of testdata/heap with the source checks'
@@ -188,6 +208,9 @@ var ruleCases = []ruleCase{
 
 	fires("heap-hot-site", "a node per request", heapIn("hotsite"), Warning, "share of allocated bytes", 99, 100),
 	quiet("heap-hot-site", "the node line at 17% of the bytes", heapIn("hotsite-fix")),
+
+	fires("peak-heap-site", "a sheet built in memory", peakIn("xlsx-problem"), Warning, "held by the site", 100, 110),
+	quiet("peak-heap-site", "the sheet streamed", peakIn("xlsx-fixed")),
 
 	fires("heap-io-copy", "io.Copy per request", heapIn("iocopy"), Warning, "allocated", 7.5, 8.5),
 	quiet("heap-io-copy", "io.CopyBuffer with a pooled buffer", heapIn("iocopy-fix")),

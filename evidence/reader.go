@@ -51,7 +51,7 @@ var readers = []*reader{
 	{
 		kind: Heap, name: "heap profile", command: "gcdoctor heap",
 		files:   []string{bundle.AllocsFile, bundle.HeapFile},
-		missing: "no allocation profile: no allocation sites (gcdoctor attach collects one)",
+		missing: "no allocation profile: no allocation sites (gcdoctor attach collects one; a program run by gcdoctor writes one at its peak with defer agent.WatchHeapPeak()())",
 		sniff:   isProfile,
 		read:    readHeap,
 	},
@@ -68,15 +68,17 @@ const sniffLen = 512
 
 // isProfile reports whether head starts a pprof profile: gzip (profiles are
 // gzipped protobuf) whose content is not text, or the legacy text format.
+// A goroutine-leak profile, whose string table opens with its sample type,
+// is left to its own reader (package goroutineleak).
 func isProfile(head []byte) bool {
 	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
 			return true
 		}
-		inner := make([]byte, 64)
+		inner := make([]byte, sniffLen)
 		n, _ := io.ReadFull(zr, inner)
-		return !isText(inner[:n])
+		return !isText(inner[:min(n, 64)]) && !bytes.Contains(inner[:n], []byte("goroutineleak"))
 	}
 	for _, p := range []string{"heap profile:", "--- memory profile"} {
 		if bytes.HasPrefix(head, []byte(p)) {
@@ -160,6 +162,10 @@ func readHeap(l *loader, r io.Reader, name string, size int64) error {
 		opts.User = heapprof.UserModules(l.opt.User...)
 	}
 	h.Top = p.Top(opts)
+	if p.HasInuse {
+		opts.Sort, opts.N = heapprof.ByInuseSpace, 3
+		h.Inuse = p.Top(opts)
+	}
 	l.in.Heap = h
 	return nil
 }

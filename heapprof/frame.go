@@ -58,15 +58,20 @@ func IsStd(fn string) bool {
 	return !strings.Contains(first, ".")
 }
 
+// agentPackage is the package path of gcdoctor's agent.
+const agentPackage = "github.com/gcdoctor/gcdoctor/agent"
+
 // IsDependency reports whether fn belongs to code the user imports rather
 // than writes: the standard library, the runtime, vendored packages, the
-// golang.org/x/ modules, or a package under one of the given module paths.
+// golang.org/x/ modules, gcdoctor's agent (what it allocates to serve or
+// write the evidence is not the program's doing), or a package under one
+// of the given module paths.
 func IsDependency(fn string, modules ...string) bool {
 	if IsStd(fn) {
 		return true
 	}
 	pkg := strings.TrimSuffix(PackagePath(fn), "_test")
-	if strings.HasPrefix(pkg, "golang.org/x/") || strings.HasPrefix(pkg, "vendor/") || strings.Contains(pkg, "/vendor/") {
+	if pkg == agentPackage || strings.HasPrefix(pkg, "golang.org/x/") || strings.HasPrefix(pkg, "vendor/") || strings.Contains(pkg, "/vendor/") {
 		return true
 	}
 	for _, m := range modules {

@@ -44,7 +44,7 @@ func heapSection(d *diagnose.Diagnosis) *Section {
 func heapCharts(d *diagnose.Diagnosis) ([]*chart, []string, error) {
 	h := d.Heap
 	if h == nil || h.Profile == nil || h.Top == nil || len(d.HeapSites()) == 0 {
-		why := "there is no heap or allocs profile in the evidence (gcdoctor attach collects one)"
+		why := "there is no heap or allocs profile in the evidence (gcdoctor attach collects one; a program run by gcdoctor writes one at its peak with defer agent.WatchHeapPeak()())"
 		if h != nil && h.Profile != nil {
 			why = "the profile has no allocation sites"
 		}

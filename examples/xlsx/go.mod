@@ -5,6 +5,7 @@ go 1.26.0
 require github.com/xuri/excelize/v2 v2.11.1
 
 require (
+	github.com/gcdoctor/gcdoctor v0.0.0
 	github.com/richardlehane/mscfb v1.0.9 // indirect
 	github.com/richardlehane/msoleps v1.0.6 // indirect
 	github.com/tiendc/go-deepcopy v1.7.2 // indirect
@@ -14,3 +15,5 @@ require (
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+replace github.com/gcdoctor/gcdoctor => ../..

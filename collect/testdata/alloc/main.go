@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"syscall"
 	"time"
+
+	"github.com/gcdoctor/gcdoctor/agent"
 )
 
 var sink [][]byte
@@ -27,12 +29,18 @@ func main() {
 	sleep := flag.Bool("sleep", false, "print ready, then sleep forever with default signal handling")
 	killSelf := flag.Bool("kill-self", false, "kill itself with SIGKILL")
 	readStdin := flag.Bool("stdin", false, "read standard input to the end and report its size")
+	heapPeak := flag.Bool("heap-peak", false, "write the heap profile at the peak where gcdoctor asks (agent.WatchHeapPeak)")
 	flag.Parse()
+	stopPeak := func() {}
+	if *heapPeak {
+		stopPeak = agent.WatchHeapPeak()
+	}
 
 	fmt.Println("alloc: hello on stdout")
 	fmt.Fprintln(os.Stderr, "alloc: hello on stderr")
 	fmt.Printf("alloc: GODEBUG=%s\n", os.Getenv("GODEBUG"))
 	fmt.Printf("alloc: pid=%d pgid=%d\n", os.Getpid(), syscall.Getpgrp())
+	fmt.Printf("alloc: %s=%s\n", agent.HeapPeakEnv, os.Getenv(agent.HeapPeakEnv))
 
 	for i := range *lines {
 		fmt.Printf("alloc: line %d\n", i)
@@ -60,6 +68,7 @@ func main() {
 	}
 	// A forced collection prints a gctrace line even with GOGC=off.
 	runtime.GC()
+	stopPeak()
 
 	switch {
 	case *killSelf:

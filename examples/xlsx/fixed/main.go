@@ -10,12 +10,17 @@ import (
 	"os"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/gcdoctor/gcdoctor/agent"
 )
 
 func main() {
 	rows := flag.Int("rows", 50000, "rows to write")
 	cols := flag.Int("cols", 10, "cells per row")
 	flag.Parse()
+	// Under gcdoctor run or doctor, the heap profile at the peak goes to
+	// the bundle.
+	defer agent.WatchHeapPeak()()
 
 	f := excelize.NewFile()
 	defer f.Close()
