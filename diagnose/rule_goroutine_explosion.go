@@ -13,7 +13,9 @@ must scan, and the scheduler's and the collector's work grows with them.`,
 		Detection: `A group of the program's goroutines (same start function) spawned one per
 item: at least 100 created during the trace, which waited for work (on a
 channel, in a select or on a sync.Cond) at most once each on average,
-where a pool's workers wait between items over and over. At least 64
+and stopped for anything (system calls included) at most 4 times each,
+where a pool's workers wait between items, or for each item's I/O, over
+and over. At least 64
 (and 8 × GOMAXPROCS) of them alive at once, and their time waiting for a
 P (runnable) at least 5× their running time. How long they lived does not
 count: on a loaded machine, or with items longer than the scheduler's

@@ -89,6 +89,7 @@ type goroutine struct {
 	running, runnable, syscall, assist int64 // ns
 	blocked                            [numBlockKinds]int64
 	workWaits                          int // waits on a channel or select
+	waits                              int // waits of any kind but the GC's, and system calls
 }
 
 // gcBusy reports whether the goroutine keeps a P busy with GC work that
@@ -103,7 +104,7 @@ type groupAcc struct {
 	count, created, live, peakLive     int
 	running, runnable, syscall, assist int64 // ns
 	blocked                            [numBlockKinds]int64
-	workWaits                          int
+	workWaits, waits                   int
 	share                              shareHist
 	life                               logHist
 }
@@ -315,6 +316,11 @@ func (a *analyzer) goTransition(st *trace.StateTransition, t trace.Time) {
 		if g.block == blockChan || g.block == blockSelect || st.Reason == "sync.(*Cond).Wait" {
 			g.workWaits++
 		}
+		if g.block != blockGC {
+			g.waits++
+		}
+	case trace.GoSyscall:
+		g.waits++
 	case trace.GoNotExist:
 		a.exit(id, g, t, busy)
 		return
@@ -406,6 +412,7 @@ func (a *analyzer) fold(g *goroutine, t trace.Time) {
 		grp.blocked[i] += b
 	}
 	grp.workWaits += g.workWaits
+	grp.waits += g.waits
 	life := int64(t - g.first)
 	if life > 0 {
 		grp.share.add(float64(g.runnable) / float64(life))
@@ -726,6 +733,7 @@ func (a *analyzer) finish() *Result {
 			SyscallMS:     ms(grp.syscall),
 			AssistMS:      ms(grp.assist),
 			WorkWaits:     grp.workWaits,
+			Waits:         grp.waits,
 			Blocked: Blocked{
 				ChanMS:    ms(grp.blocked[blockChan]),
 				SelectMS:  ms(grp.blocked[blockSelect]),

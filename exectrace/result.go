@@ -206,6 +206,12 @@ type Group struct {
 	// two shapes apart where lifetimes cannot: on a loaded machine a
 	// burst of per-item goroutines lives as long as a pool.
 	WorkWaits int
+	// Waits counts the times the group's goroutines stopped for anything
+	// but the GC: a wait of any kind, or a system call. A worker of a
+	// pool whose queue never runs dry seldom waits for work, but it waits
+	// for the I/O of each of its items; a goroutine started per item
+	// waits a few times, for its one item.
+	Waits int
 	// AssistMS is the time the group's goroutines spent doing mark assists
 	// while running (part of RunningMS): their share of the GC tax, ms.
 	AssistMS float64
