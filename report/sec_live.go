@@ -44,6 +44,9 @@ func liveSection(d *diagnose.Diagnosis) *Section {
 		}
 		row("RSS", strings.Join(rss, ", "))
 	}
+	if known(k.Goroutines) {
+		row("Goroutines", fmt.Sprintf("%.0f at the end", k.Goroutines))
+	}
 	if known(k.SchedLatencyP99MS) {
 		row("Run queue", fmt.Sprintf("p99 wait %s ms before running", fmtNum(k.SchedLatencyP99MS)))
 	}
@@ -201,6 +204,7 @@ type jsonLive struct {
 	RSSBytes            num      `json:"rss_bytes"`
 	MaxRSSBytes         num      `json:"max_rss_bytes"`
 	SchedLatencyP99MS   num      `json:"sched_latency_p99_ms"`
+	Goroutines          num      `json:"goroutines"`
 	Agent               []string `json:"agent"`
 	Caveats             []string `json:"caveats"`
 }
@@ -216,7 +220,7 @@ func liveJSON(l *diagnose.LiveEvidence) *jsonLive {
 		HeapGoalBytes: num(k.HeapGoalBytes), LiveHeapBytes: num(k.LiveHeapBytes), LiveHeapEstimated: k.LiveEstimated,
 		StackBytes: num(k.StackBytes), GlobalsBytes: num(k.GlobalsBytes), GOMEMLIMITBytes: num(k.MemoryLimitBytes),
 		GOMAXPROCS: k.GOMAXPROCS, RSSBytes: num(k.RSSBytes), MaxRSSBytes: num(k.MaxRSSBytes), SchedLatencyP99MS: num(k.SchedLatencyP99MS),
-		Agent: l.Agent, Caveats: k.Caveats, Sources: []string{}}
+		Goroutines: num(k.Goroutines), Agent: l.Agent, Caveats: k.Caveats, Sources: []string{}}
 	for _, s := range k.Sources {
 		j.Sources = append(j.Sources, string(s))
 	}
