@@ -71,6 +71,33 @@ func BenchmarkWatchedService(b *testing.B) {
 	}
 }
 
+// BenchmarkServeSample measures the work one sample asks of the watched
+// service, in its own process: serving /metrics (client_golang's Go and
+// process collectors) and /debug/pprof/heap?debug=1 (which stops the world
+// to read MemStats). At one sample a second, the two together over a
+// second are the share of one CPU that watching takes.
+func BenchmarkServeSample(b *testing.B) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, h := range []struct {
+		name, path string
+		h          http.Handler
+	}{
+		{"source=metrics", "/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})},
+		{"source=memstats", "/debug/pprof/heap?debug=1", pprof.Handler("heap")},
+	} {
+		b.Run(h.name, func(b *testing.B) {
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.h.ServeHTTP(w, httptest.NewRequest("GET", h.path, nil))
+				if w.Code != http.StatusOK {
+					b.Fatalf("%s: %d", h.path, w.Code)
+				}
+			}
+		})
+	}
+}
+
 func benchGcdoctor(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "gcdoctor")
