@@ -21,6 +21,10 @@ type Point struct {
 	// measurement.
 	GCCPU          float64
 	GCCPUEstimated bool
+	// GCCPUSinceStart marks the runtime's average since the program
+	// started (GCCPUFraction), given when no source serves the interval's
+	// own: MemStats or expvar alone.
+	GCCPUSinceStart bool
 	// PauseMaxMS and PauseP99MS are the interval's longest and 99th
 	// percentile stop-the-world pauses, ms.
 	PauseMaxMS, PauseP99MS float64
@@ -39,7 +43,8 @@ type Point struct {
 func pointOf(t time.Time, k *live.KPIs) Point {
 	return Point{T: t, WindowS: k.WindowS, Cycles: k.Cycles, CyclesPerSecond: k.CyclesPerSecond,
 		GCCPU: k.GCCPU.Fraction, GCCPUEstimated: !k.GCCPU.Exact,
-		PauseMaxMS: k.Pauses.MaxMS, PauseP99MS: k.Pauses.P99MS,
+		GCCPUSinceStart: !k.GCCPU.Exact && math.IsNaN(k.GCCPU.Low) && !math.IsNaN(k.GCCPU.Fraction),
+		PauseMaxMS:      k.Pauses.MaxMS, PauseP99MS: k.Pauses.P99MS,
 		HeapAllocBytes: k.HeapAllocBytes, HeapGoalBytes: k.HeapGoalBytes, LiveHeapBytes: k.LiveHeapBytes,
 		MemoryLimitBytes: k.MemoryLimitBytes, RSSBytes: k.RSSBytes, Goroutines: k.Goroutines,
 		AllocBytesPerSecond: k.AllocBytesPerSecond}
@@ -53,6 +58,7 @@ type pointJSON struct {
 	GCCycles            int      `json:"gc_cycles"`
 	GCCPUFraction       *float64 `json:"gc_cpu_fraction"`
 	GCCPUEstimated      bool     `json:"gc_cpu_estimated"`
+	GCCPUSinceStart     bool     `json:"gc_cpu_since_start"`
 	PauseMaxMS          *float64 `json:"pause_max_ms"`
 	PauseP99MS          *float64 `json:"pause_p99_ms"`
 	HeapAllocBytes      *float64 `json:"heap_alloc_bytes"`
@@ -81,7 +87,7 @@ func (p Point) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(pointJSON{T: p.T.UTC().Format(time.RFC3339Nano), WindowS: math.Round(p.WindowS*1000) / 1000,
 		GCCycles: p.Cycles, GCCPUFraction: f(p.GCCPU), GCCPUEstimated: p.GCCPUEstimated,
-		PauseMaxMS: f(p.PauseMaxMS), PauseP99MS: f(p.PauseP99MS),
+		GCCPUSinceStart: p.GCCPUSinceStart, PauseMaxMS: f(p.PauseMaxMS), PauseP99MS: f(p.PauseP99MS),
 		HeapAllocBytes: f(p.HeapAllocBytes), HeapGoalBytes: f(p.HeapGoalBytes), HeapLiveBytes: f(p.LiveHeapBytes),
 		MemoryLimitBytes: f(p.MemoryLimitBytes), RSSBytes: f(p.RSSBytes), Goroutines: f(p.Goroutines),
 		AllocBytesPerSecond: f(p.AllocBytesPerSecond), Findings: findings})

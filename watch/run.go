@@ -116,10 +116,7 @@ func record(src Source, out *bundle.Writer, last *Frame, c Config) error {
 // Line is a Frame as one line of text, for a log rather than a screen.
 func Line(f *Frame) string {
 	p := f.Point
-	cpu := pct(p.GCCPU)
-	if p.GCCPUEstimated && cpu != "–" {
-		cpu = "≈" + cpu
-	}
+	cpu := cpuText(p)
 	s := fmt.Sprintf("%s GC CPU %s, %s cycles/s, pause p99 %s, heap %s of %s, RSS %s, goroutines %s, alloc %s",
 		clock(p.T.Sub(f.Started)), cpu, num(p.CyclesPerSecond), msText(p.PauseP99MS), size(p.HeapAllocBytes), size(p.HeapGoalBytes),
 		size(p.RSSBytes), count(p.Goroutines), rate(p.AllocBytesPerSecond))

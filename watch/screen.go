@@ -122,10 +122,7 @@ type row struct {
 
 func figureLines(f *Frame, width int, st Style) []string {
 	p := f.Point
-	cpu := pct(p.GCCPU)
-	if p.GCCPUEstimated && cpu != "–" {
-		cpu = "≈" + cpu
-	}
+	cpu := cpuText(p)
 	cpuColor := ""
 	switch {
 	case p.GCCPU >= 0.25:
@@ -150,6 +147,9 @@ func figureLines(f *Frame, width int, st Style) []string {
 			line += sparkline(f.History, r.series, spark)
 		}
 		out = append(out, line)
+		if r.label == "GC CPU" && p.GCCPUSinceStart {
+			out = append(out, fit(strings.Repeat(" ", labelWidth)+"avg: since the program started; no source gives the interval's", width))
+		}
 		if r.label == "heap" {
 			limit := "none"
 			if !math.IsInf(p.MemoryLimitBytes, 1) {
@@ -181,6 +181,20 @@ func findingLines(f *Frame, width int, st Style) []string {
 		}
 	}
 	return out
+}
+
+// cpuText is the GC CPU as a screen or a line shows it: ≈ before an
+// estimate, avg after the average since the start.
+func cpuText(p Point) string {
+	s := pct(p.GCCPU)
+	switch {
+	case s == "–":
+	case p.GCCPUSinceStart:
+		s += " avg"
+	case p.GCCPUEstimated:
+		s = "≈" + s
+	}
+	return s
 }
 
 // sparkBlocks draw a value from the lowest to the highest of those shown.

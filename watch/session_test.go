@@ -304,3 +304,23 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (go test -update rewrites it):\n%s", name, got)
 	}
 }
+
+// TestScreenSinceStart: the runtime's average since the start, all that
+// MemStats alone give, is not shown as the interval's.
+func TestScreenSinceStart(t *testing.T) {
+	k, err := live.Between(sampleSnapshot(t, live.Start, live.MemStats), sampleSnapshot(t, live.End, live.MemStats))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := frames(t, []*live.KPIs{k})
+	if !f.Point.GCCPUSinceStart {
+		t.Fatalf("GC CPU from %q is not marked as the average since the start", k.GCCPU.From)
+	}
+	s := Screen(f, 80, 0, NewStyle(false))
+	if want := pct(k.GCCPU.Fraction) + " avg"; !strings.Contains(s, want) || !strings.Contains(s, "avg: since the program started") {
+		t.Errorf("no %q and its legend:\n%s", want, s)
+	}
+	if l := Line(f); !strings.Contains(l, "GC CPU "+pct(k.GCCPU.Fraction)+" avg,") {
+		t.Errorf("line %q", l)
+	}
+}
