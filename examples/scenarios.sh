@@ -70,7 +70,22 @@ cat <<'TAIL'
 - **gccpu** runs at GOGC=50 (both variants), as a service that trades CPU
   for memory does: at the default the same work sits at the 10% threshold.
 - **xlsx** runs 50 000 rows × 10 cells (`-rows` to change it) to stay within
-  a few seconds.
+  a few seconds. Both variants call `agent.WatchHeapPeak`, so that
+  `gcdoctor doctor --` gets the heap profile of the collection with the
+  most live heap; `peak-heap-site` reads it.
+- **goroutineleak** (`examples/goroutineleak_test.go`, GCDOCTOR_LONG=1):
+  built with `GOEXPERIMENT=goroutineleakprofile`, each variant serves 200
+  requests that ask 3 replicas and read the first answer, then `gcdoctor
+  attach` fetches `/debug/pprof/goroutineleak`. The problem's unbuffered
+  channel leaks 400 goroutines, which `goroutine-leak` names by the go
+  statement (problem/main.go:34) and the send they block on (line 35), with
+  ≥ 800 KiB of stack and about 9 MiB of in-use heap allocated under them;
+  the fixed variant's buffered channel leaks none.
+- **workers --verify** (`examples/workers_test.go`): the pool traced at 64
+  workers, then run at the recommended size and its neighbours, three runs
+  each, with the program's size given by `--size-env WORKERS` or `{N}` in
+  its arguments; the test checks the comparison's shape, never which size
+  wins.
 TAIL
 } > "$root/docs/scenarios.md"
 echo "wrote $root/docs/scenarios.md"
