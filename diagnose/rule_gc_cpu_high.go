@@ -129,8 +129,31 @@ func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 	default:
 		f.Remedy = "Allocate less (heap profile, alloc_space) or raise GOGC."
 	}
+	if note := collectorNote(c, s); note != "" {
+		f.Remedy += " " + note
+	}
 	f.Verify = fmt.Sprintf("Rerun under the same load and compare: GC CPU should fall well below %s%%.", f1(pct))
 	return f
+}
+
+// collectorNote says what the collector the program ran with means for its
+// GC CPU: Go 1.26 marks with Green Tea by default, which scans the objects
+// of dense spans together and spends less CPU on heaps of many small
+// objects; Go 1.25 has it as an experiment. From gctrace=2's scan lines it
+// says which collector marked and how much of its marking ran dense.
+func collectorNote(c *evidenceView, s *gctrace.Segment) string {
+	sm := s.Summary
+	v := c.goVersion(s)
+	const compare = "compare the two builds on the program's own benchmarks with gcdoctor bench --goexperiment (greenteagc,nogreenteagc), which rebuilds for each"
+	switch {
+	case sm.ScanCycles > 0 && !sm.Scan.GreenTea:
+		return "The scan lines show the previous collector marked this heap (a build with GOEXPERIMENT=nogreenteagc): Go 1.26's default, Green Tea, marks heaps of many small objects with less CPU; " + compare + "."
+	case sm.ScanCycles > 0 && gctrace.Valid(sm.DenseShare()) && sm.DenseShare() < 0.2:
+		return fmt.Sprintf("Green Tea marked this heap, but only %s%% of the objects it scanned lay on dense spans, where it saves the most: the heap's objects are scattered (pointer-linked, mixed sizes), and the cost is the marking of each of them.", f1(sm.DenseShare()*100))
+	case v.atLeast(25) == yes && v.atLeast(26) == no:
+		return "Go 1.25 has the Green Tea collector as an experiment (GOEXPERIMENT=greenteagc; the default from Go 1.26), which marks heaps of many small objects with less CPU: " + compare + "."
+	}
+	return ""
 }
 
 // batchRemedy is gc-cpu-high's advice for a process that ran to
