@@ -66,8 +66,17 @@ type Model struct {
 	ForcedCPUMS    float64 // GC CPU of the forced cycles, ms
 	// CostScatter is CostResidualMS over the mean cost of a paced cycle:
 	// how far single cycles stray from the line, relative. Above 0.5 the
-	// GC CPU range is withheld (GCCPURangeWithheld).
+	// GC CPU range is widened and says so (GCCPURangeWide).
 	CostScatter float64
+	// CostWander is how far the cost level wanders within the run: the
+	// paced cycles are cut into consecutive blocks (up to 8, of 5 cycles
+	// or more), and CostWander is the relative standard deviation of each
+	// block's cost over what the line gives it. Other work on the machine,
+	// the program's phases and cache effects move the level for many
+	// cycles at a time, and from one run to the next as much as within
+	// one: the GC CPU range grows with it. With fewer than 10 paced cycles
+	// it is CostScatter.
+	CostWander float64
 
 	// ReplayCycles and ReplayCPUMS are what the model gives for the
 	// setting the log was recorded with (Predict(Observed) without
@@ -193,7 +202,7 @@ func (m *Model) fitPinned(used []float64) {
 // finish fits what does not depend on the runway: the cost line, the GOGC
 // the goals imply, the non-heap memory, and the warnings on the fit.
 func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
-	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(o.scans, o.costs)
+	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = costFit(o.scans, o.costs, o.fixed)
 	if inferred := o.inferred; len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
 		sort.Float64s(inferred)
 		m.InferredGOGC = int(math.Round(inferred[len(inferred)/2]))
@@ -223,6 +232,30 @@ func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
 	if n := m.PacedCycles(); n > 0 && m.PacedCPUMS > 0 {
 		m.CostScatter = m.CostResidualMS / (m.PacedCPUMS / float64(n))
 	}
+	m.CostWander = m.costWander(o.scans, o.costs)
+}
+
+// costWander returns CostWander for the paced cycles' scans and costs,
+// in the order they ran.
+func (m *Model) costWander(scans, costs []float64) float64 {
+	const maxBlocks, minBlock = 8, 5
+	nb := min(maxBlocks, len(costs)/minBlock)
+	if nb < 2 {
+		return m.CostScatter
+	}
+	var ratios []float64
+	for b := range nb {
+		lo, hi := b*len(costs)/nb, (b+1)*len(costs)/nb
+		var got, line float64
+		for i := lo; i < hi; i++ {
+			got += costs[i]
+			line += m.CostFixedMS + m.CostPerMiBMS*scans[i]
+		}
+		if line > 0 {
+			ratios = append(ratios, got/line)
+		}
+	}
+	return stddev(ratios)
 }
 
 // liveEstimate reads the live heap of cycle i. The printed MiB (rounded
@@ -319,6 +352,42 @@ func stddev(v []float64) float64 {
 		ss += (x - mean) * (x - mean)
 	}
 	return math.Sqrt(ss / float64(len(v)-1))
+}
+
+// costFit splits a cycle's GC CPU into what every cycle pays whatever
+// it scans, the stop-the-world phases (fixed, gctrace's sweep-termination
+// and mark-termination CPU), and the marking done by assists and the
+// background workers, which is taken as proportional to the heap scanned:
+// its total over the total scanned. It returns the line's intercept and
+// slope, its R² and the residuals' standard deviation; like linearFit's,
+// the line gives back Σcosts at the scans it was fitted on.
+func costFit(scans, costs, fixed []float64) (a, b, r2, sd float64) {
+	var sf, sc, ss, scc float64
+	for i := range scans {
+		sf += fixed[i]
+		sc += costs[i]
+		ss += scans[i]
+		scc += costs[i] * costs[i]
+	}
+	n := float64(len(scans))
+	if n == 0 {
+		return 0, 0, math.NaN(), 0
+	}
+	a = sf / n
+	if ss > 0 {
+		b = math.Max(sc-sf, 0) / ss
+	}
+	if vy := scc - sc*sc/n; vy > 0 {
+		var res float64
+		for i := range scans {
+			d := costs[i] - a - b*scans[i]
+			res += d * d
+		}
+		r2 = math.Max(1-res/vy, 0)
+	} else {
+		r2 = math.NaN()
+	}
+	return a, b, r2, stddevAround(scans, costs, a, b)
 }
 
 // linearFit fits y = a + b·x by least squares, with a and b at least 0
