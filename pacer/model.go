@@ -55,9 +55,14 @@ type Model struct {
 	AllocRateMiBPerS float64 // AllocatedMiB over WallS, MiB/s
 	MarkAllocMiB     float64 // mean allocation while a paced cycle marked, MiB
 
-	// The GC CPU of a paced cycle (gctrace.Cycle.GCCPU, idle marking
-	// excluded) fitted by least squares as CostFixedMS + CostPerMiBMS × scan,
-	// where scan is the cycle's live heap plus stacks plus globals in MiB.
+	// The GC CPU of a paced cycle (gctrace.Cycle.GCCPU: idle marking
+	// excluded, as GCCPUFraction measures it) as CostFixedMS + CostPerMiBMS
+	// × scan, where scan is the cycle's live heap plus stacks plus globals
+	// in MiB: CostFixedMS is the mean CPU of the stop-the-world phases
+	// (sweep termination and mark termination, wall time × GOMAXPROCS),
+	// which every cycle pays, and CostPerMiBMS the assists' and background
+	// workers' marking over the heap scanned, Σ(assist + background) /
+	// Σscan (see costFit).
 	CostFixedMS    float64 // ms per cycle
 	CostPerMiBMS   float64 // ms per MiB scanned
 	CostR2         float64 // share of the per-cycle variance the line explains, 0..1 (NaN when scan never varies)
@@ -359,8 +364,8 @@ func stddev(v []float64) float64 {
 // and mark-termination CPU), and the marking done by assists and the
 // background workers, which is taken as proportional to the heap scanned:
 // its total over the total scanned. It returns the line's intercept and
-// slope, its R² and the residuals' standard deviation; like linearFit's,
-// the line gives back Σcosts at the scans it was fitted on.
+// slope, its R² and the residuals' standard deviation; the line gives
+// back Σcosts at the scans it was fitted on.
 func costFit(scans, costs, fixed []float64) (a, b, r2, sd float64) {
 	var sf, sc, ss, scc float64
 	for i := range scans {
@@ -388,56 +393,6 @@ func costFit(scans, costs, fixed []float64) (a, b, r2, sd float64) {
 		r2 = math.NaN()
 	}
 	return a, b, r2, stddevAround(scans, costs, a, b)
-}
-
-// linearFit fits y = a + b·x by least squares, with a and b at least 0
-// (a GC cycle's cost neither falls as the heap grows nor drops below
-// nothing), and returns a, b, R² and the residuals' standard deviation.
-// Every line it returns gives back Σy at the xs it was fitted on. With no
-// spread in x it returns the mean of y as a, b = 0 and R² = NaN.
-func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
-	n := float64(len(xs))
-	var sx, sy, sxx, sxy, syy float64
-	for i := range xs {
-		sx += xs[i]
-		sy += ys[i]
-		sxx += xs[i] * xs[i]
-		sxy += xs[i] * ys[i]
-		syy += ys[i] * ys[i]
-	}
-	den := n*sxx - sx*sx
-	if n < 2 || den <= 1e-12*n*sxx {
-		a = sy / n
-		return a, 0, math.NaN(), stddevAround(xs, ys, a, 0)
-	}
-	b = (n*sxy - sx*sy) / den
-	if b < 0 {
-		// More scanning cannot make a cycle cheaper: a negative slope is
-		// noise, so fall back to the mean cost.
-		b = 0
-	}
-	a = (sy - b*sx) / n
-	if a < 0 && sx > 0 {
-		// Nor can a cycle cost less than nothing: a negative intercept
-		// comes from a few costly cycles at the largest heaps. Fit the
-		// line through the origin instead, as the ratio of the total cost
-		// to the total scanned (least squares with a scatter that grows
-		// with the heap scanned): unlike Σxy/Σxx, which the costliest
-		// cycles pull up, it gives back the logged cost of the cycles it
-		// was fitted on, as the other lines do.
-		a, b = 0, sy/sx
-	}
-	// R² of the line actually returned, so that it stays honest when the
-	// slope or the intercept was held at zero.
-	if vy := syy - sy*sy/n; vy > 0 && b > 0 {
-		var res float64
-		for i := range xs {
-			d := ys[i] - a - b*xs[i]
-			res += d * d
-		}
-		r2 = math.Max(1-res/vy, 0)
-	}
-	return a, b, r2, stddevAround(xs, ys, a, b)
 }
 
 func stddevAround(xs, ys []float64, a, b float64) float64 {
