@@ -243,8 +243,8 @@ func TestRunsNothing(t *testing.T) {
 // table's notes say how they compare.
 func TestPredictionBesideMeasurement(t *testing.T) {
 	tests := []struct {
-		log      string
-		wide     bool // the fit's GC CPU range is widened for a weak fit
+		log  string
+		wide bool // the fit's GC CPU range is widened for a weak fit
 	}{
 		{realLogs + "json-unmarshal.gogc100.r1.log", false},
 		{realLogs + "json-marshal.gogc100.r1.log", true},
