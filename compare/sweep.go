@@ -243,8 +243,10 @@ func (t *Table) addPredictions(m *pacer.Model, modelErr error) {
 	}
 	t.Caveats = append(t.Caveats, "predicted: what the pacer model (as in gcdoctor whatif) fitted from the first run of "+t.Settings[0].String()+" expects for the same work, its likely range in brackets.")
 	t.Caveats = append(t.Caveats, replayNote(m, t.Settings[0]))
-	if why := m.GCCPURangeWithheld(); why != "" {
-		t.Caveats = append(t.Caveats, capitalize(why)+".")
+	for _, why := range []string{m.GCCPURangeWithheld(), m.GCCPURangeWide()} {
+		if why != "" {
+			t.Caveats = append(t.Caveats, capitalize(why)+".")
+		}
 	}
 	for i, s := range t.Settings {
 		p := m.Predict(s)

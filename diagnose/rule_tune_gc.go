@@ -74,6 +74,9 @@ func tuneFinding(c *evidenceView, t *TuningEvidence) *Finding {
 	if why := t.Model.GCCPURangeWithheld(); why != "" {
 		caveats = append(caveats, strings.ToUpper(why[:1])+why[1:]+": the GC CPU figures are the model's best estimate, without a likely range.")
 	}
+	if why := t.Model.GCCPURangeWide(); why != "" {
+		caveats = append(caveats, strings.ToUpper(why[:1])+why[1:]+".")
+	}
 	// sweep is the check command: the program run under both settings
 	// when it runs to its end; a server, stopped by hand, once with the
 	// new setting under the same load.

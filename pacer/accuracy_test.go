@@ -202,7 +202,7 @@ func errStats(errs []float64) (med, worst float64) {
 // formatTable writes the accuracy table as Markdown.
 func formatTable(rows []row) string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "| benchmark | setting | real cycles (min–max) | predicted (range) | error | naive | naive error | real GC CPU ms | predicted | error | real peak MiB | predicted | error |\n")
+	fmt.Fprintf(&b, "| benchmark | setting | real cycles (min–max) | predicted (range) | error | naive | naive error | real GC CPU ms | predicted (range) | error | real peak MiB | predicted | error |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var ce, ne, pe, he []float64
 	for _, r := range rows {
@@ -211,11 +211,11 @@ func formatTable(rows []row) string {
 		if fit {
 			mark = " (fit)"
 		}
-		fmt.Fprintf(&b, "| %s | %s%s | %.0f (%.0f–%.0f) | %.0f (%.0f–%.0f) | %.1f%% | %.0f | %.1f%% | %.0f | %.0f | %.0f%% | %.1f | %.1f | %.0f%% |\n",
+		fmt.Fprintf(&b, "| %s | %s%s | %.0f (%.0f–%.0f) | %.0f (%.0f–%.0f) | %.1f%% | %.0f | %.1f%% | %.0f | %.0f (%.0f–%.0f) | %.0f%% | %.1f | %.1f | %.0f%% |\n",
 			r.bench, r.setting, mark, r.realCycles, r.realMin, r.realMax,
 			r.pred.Cycles.Value, r.pred.Cycles.Low, r.pred.Cycles.High, r.cycleErr()*100,
 			r.naive, r.naiveErr()*100,
-			r.realCPU, r.pred.GCCPUMS.Value, r.cpuErr()*100,
+			r.realCPU, r.pred.GCCPUMS.Value, r.pred.GCCPUMS.Low, r.pred.GCCPUMS.High, r.cpuErr()*100,
 			r.realPeak, r.pred.PeakHeap.Value/(1<<20), r.peakErr()*100)
 		if !fit {
 			ce = append(ce, r.cycleErr())
@@ -226,24 +226,15 @@ func formatTable(rows []row) string {
 	}
 	b.WriteString("\n")
 	nr := nonFit(rows)
-	var cycIn, cpuGiven, cpuIn int
+	var cycIn int
 	for _, r := range nr {
 		if r.realCycles >= r.pred.Cycles.Low && r.realCycles <= r.pred.Cycles.High {
 			cycIn++
 		}
-		if Valid(r.pred.GCCPUMS.Low) {
-			cpuGiven++
-			if r.realCPU >= r.pred.GCCPUMS.Low && r.realCPU <= r.pred.GCCPUMS.High {
-				cpuIn++
-			}
-		}
 	}
 	fmt.Fprintf(&b, "cycle ranges: %d of %d hold the real median\n", cycIn, len(nr))
-	if cpuGiven > 0 {
-		fmt.Fprintf(&b, "GC CPU ranges: given for %d of %d (withheld for weak fits), %d of those hold the real median\n", cpuGiven, len(nr), cpuIn)
-	} else {
-		fmt.Fprintf(&b, "GC CPU ranges: withheld for all %d (weak fits)\n", len(nr))
-	}
+	c := cpuCoverage(rows)
+	fmt.Fprintf(&b, "GC CPU ranges: given for %d of %d (%d widened for weak fits), %d of those hold the real median\n", c.given, len(nr), c.wide, c.in)
 	for _, s := range []struct {
 		name string
 		errs []float64
@@ -252,6 +243,28 @@ func formatTable(rows []row) string {
 		fmt.Fprintf(&b, "%s: median error %.1f%%, worst %.1f%% over %d pairs\n", s.name, med*100, worst*100, len(s.errs))
 	}
 	return b.String()
+}
+
+// coverage counts the GC CPU ranges of the predicted rows: how many are
+// given, how many of those say they are wide, and how many hold the real
+// median.
+type coverage struct{ given, wide, in int }
+
+func cpuCoverage(rows []row) coverage {
+	var c coverage
+	for _, r := range nonFit(rows) {
+		if !Valid(r.pred.GCCPUMS.Low) {
+			continue
+		}
+		c.given++
+		if slices.ContainsFunc(r.pred.Caveats, func(s string) bool { return strings.HasPrefix(s, "GC CPU range widened") }) {
+			c.wide++
+		}
+		if r.realCPU >= r.pred.GCCPUMS.Low && r.realCPU <= r.pred.GCCPUMS.High {
+			c.in++
+		}
+	}
+	return c
 }
 
 // TestAccuracy recomputes the accuracy table from the logs in
@@ -386,4 +399,48 @@ func benchNsPerOp(t *testing.T, path string) (float64, bool) {
 		}
 	}
 	return v, found
+}
+
+// TestGCCPUAccuracy holds the predicted GC CPU, fitted on each of the
+// three GOGC=100 runs in turn, against the median of the three real runs
+// of every other setting, on the idle and the contended recordings. The
+// bounds are the figures the model reaches (docs/accuracy.md), rounded
+// up: the test fails when a change makes them worse. The goal, a median
+// error of 15%, a worst of 35% and ranges that hold 80% of the real
+// medians, is met only by the coverage (docs/accuracy.md, "What remains").
+func TestGCCPUAccuracy(t *testing.T) {
+	tests := []struct {
+		dir           string
+		fitRep        int
+		median, worst float64 // largest relative errors allowed
+		minIn         int     // of 30 ranges, at least this many hold the real median
+	}{
+		{"real", 1, 0.165, 0.60, 30},
+		{"real", 2, 0.20, 0.70, 28},
+		{"real", 3, 0.185, 0.70, 28},
+		{"contended", 1, 0.39, 4.30, 22},
+		{"contended", 2, 0.33, 2.05, 23},
+		{"contended", 3, 0.32, 4.35, 21},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s/r%d", tt.dir, tt.fitRep), func(t *testing.T) {
+			rows := accuracyTable(t, filepath.Join("testdata", tt.dir), tt.fitRep)
+			var errs []float64
+			for _, r := range nonFit(rows) {
+				errs = append(errs, r.cpuErr())
+			}
+			med, worst := errStats(errs)
+			c := cpuCoverage(rows)
+			t.Logf("GC CPU: median error %.1f%%, worst %.1f%%; ranges given for %d of %d, %d widened, %d hold the real median", med*100, worst*100, c.given, len(errs), c.wide, c.in)
+			if med > tt.median {
+				t.Errorf("median GC CPU error %.1f%%, want ≤ %.1f%%", med*100, tt.median*100)
+			}
+			if worst > tt.worst {
+				t.Errorf("worst GC CPU error %.1f%%, want ≤ %.0f%%", worst*100, tt.worst*100)
+			}
+			if c.in < tt.minIn {
+				t.Errorf("%d GC CPU ranges hold the real median, want ≥ %d of %d", c.in, tt.minIn, len(errs))
+			}
+		})
+	}
 }

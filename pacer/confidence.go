@@ -34,15 +34,21 @@ const (
 	// count grows from 6% for fits on 50 or more paced cycles to 9% for
 	// 20–49, 18% for 10–19 and 20% below 10.
 	minCycleSpread = 0.10
-	// The GC CPU range is withheld when single cycles' cost scatters
+	// The GC CPU range says it is wide when single cycles' cost scatters
 	// around the cost line by more than half the mean cost (CostScatter):
 	// below that the predicted GC CPU missed by a median of 16% (38% for
 	// the worst tenth), above it by 34% (89%). R² does not separate the
 	// two: the heap a program scans hardly varies from cycle to cycle.
 	maxCostScatter = 0.5
-	// Nor is it given for a fit on fewer paced cycles: their GC CPU
-	// predictions missed by a median of 63%.
+	// Or when the cost level wanders through the run by more than this
+	// (CostWander).
+	maxCostWander = 0.25
+	// Or when the fit has fewer paced cycles: their GC CPU predictions
+	// missed by a median of 63%.
 	minPacedForCPU = 10
+	// cpuRangeSDs is how many of cpuSpread's standard deviations the GC
+	// CPU range reaches on each side.
+	cpuRangeSDs = 1.0
 	// costDrift is how much the cost of a cycle changes from one setting
 	// to another for reasons the log does not show (more marking on idle
 	// Ps with longer runways, fewer assists): the GC CPU range adds it,
@@ -94,19 +100,34 @@ func (m *Model) Reproduces() bool {
 }
 
 // GCCPURangeWithheld says why the GC CPU of a prediction comes without a
-// range, as a caveat, or returns "" when it has one.
+// range, as a caveat, or returns "" when it has one: only a model that
+// does not give back its own log withholds it. A weak fit widens the range
+// instead (GCCPURangeWide).
 func (m *Model) GCCPURangeWithheld() string {
-	switch n := m.PacedCycles(); {
-	case !m.Reproduces():
+	if !m.Reproduces() {
 		return "GC CPU range withheld: the model does not give back its own log (see above)"
+	}
+	return ""
+}
+
+// GCCPURangeWide says why the GC CPU range of a prediction is wide, as a
+// caveat, or returns "" when the fit is steady enough for a narrow one:
+// few paced cycles, single cycles far from the cost line, or a cost level
+// that wanders through the run.
+func (m *Model) GCCPURangeWide() string {
+	r2 := ""
+	if Valid(m.CostR2) {
+		r2 = fmt.Sprintf(" (R² %.2f)", m.CostR2)
+	}
+	switch n := m.PacedCycles(); {
+	case m.GCCPURangeWithheld() != "":
+		return ""
 	case n < minPacedForCPU:
-		return fmt.Sprintf("GC CPU range withheld: %d paced cycles are too few to tell what a cycle would cost at another setting (%d or more are needed)", n, minPacedForCPU)
+		return fmt.Sprintf("GC CPU range widened to ×%.1f: %d paced cycles are too few to tell what a cycle would cost at another setting (%d or more make a narrower range)", math.Exp(cpuRangeSDs*m.cpuSpread(n)), n, minPacedForCPU)
 	case !(m.CostScatter <= maxCostScatter):
-		r2 := ""
-		if Valid(m.CostR2) {
-			r2 = fmt.Sprintf(" (R² %.2f)", m.CostR2)
-		}
-		return fmt.Sprintf("GC CPU range withheld: the cost of a cycle does not follow the heap it scans: single cycles scatter by ±%.0f%% of the mean cost around the fitted line%s, and ranges hold only up to ±%.0f%%", m.CostScatter*100, r2, maxCostScatter*100)
+		return fmt.Sprintf("GC CPU range widened: the cost of a cycle does not follow the heap it scans: single cycles scatter by ±%.0f%% of the mean cost around the fitted line%s, and its level wanders by ±%.0f%% through the run", m.CostScatter*100, r2, m.CostWander*100)
+	case m.CostWander > maxCostWander:
+		return fmt.Sprintf("GC CPU range widened: the cost of a cycle wanders by ±%.0f%% through the run (other work on the machine, or phases of the program), and may differ as much in another run", m.CostWander*100)
 	}
 	return ""
 }
@@ -133,7 +154,7 @@ func (m *Model) checkReplay() {
 	if n := m.PacedCycles(); n < 20 {
 		m.Caveats = append(m.Caveats, fmt.Sprintf("only %d paced cycles: the fit is rough, and ranges of cycles are at least ±%.0f%%", n, m.cycleSpread()*100))
 	}
-	if why := m.GCCPURangeWithheld(); why != "" {
+	if why := m.GCCPURangeWide(); why != "" {
 		m.Caveats = append(m.Caveats, why)
 	}
 }

@@ -53,8 +53,9 @@ func TestFittedSettingMatchesLog(t *testing.T) {
 	}
 }
 
-// TestWeakFits checks that a fit too weak for a range withholds it and
-// says why, and that a good one gives its ranges.
+// TestWeakFits checks that a weak fit widens its GC CPU range and says
+// why, that a model that does not give back its own log withholds its
+// ranges, and that a good fit gives them without a caveat.
 func TestWeakFits(t *testing.T) {
 	corpus := filepath.Join("..", "gctrace", "testdata", "corpus")
 	tests := []struct {
@@ -62,17 +63,18 @@ func TestWeakFits(t *testing.T) {
 		opts          Options
 		segment       string // the label of the segment to fit; "" for the busiest
 		reproduces    bool
-		cpuRange      bool
+		cpuRange      bool   // a GC CPU range is given
+		wide          bool   // and said to be wide (GCCPURangeWide)
 		caveat        string // in Model.Caveats
 		minCycleRange float64
 	}{
-		{"good fit", filepath.Join("testdata", "real", "regexp-compile.gogc100.r1.log"), Options{}, "", true, true, "", 0.10},
-		// Single cycles cost from 0.5 to 30 ms around a line of R² 0.10.
-		{"cost scatter", filepath.Join("testdata", "real", "json-marshal.gogc100.r1.log"), Options{}, "", true, false, "does not follow the heap it scans", 0.10},
-		{"few paced cycles", filepath.Join("testdata", "real", "json-unmarshal.gogc800.r1.log"), Options{GOGC: 800}, "", true, false, "6 paced cycles are too few", 0.40},
+		{"good fit", filepath.Join("testdata", "real", "regexp-compile.gogc100.r1.log"), Options{}, "", true, true, false, "", 0.10},
+		// Single cycles cost from 0.5 to 30 ms around their line.
+		{"cost scatter", filepath.Join("testdata", "real", "json-marshal.gogc100.r1.log"), Options{}, "", true, true, true, "GC CPU range widened: the cost of a cycle does not follow the heap it scans", 0.10},
+		{"few paced cycles", filepath.Join("testdata", "real", "json-unmarshal.gogc800.r1.log"), Options{GOGC: 800}, "", true, true, true, "6 paced cycles are too few", 0.40},
 		// The compiler sets its own GOGC: goals of 70, 75 and 100 MiB over
 		// live heaps of 11, 36 and 52 MiB.
-		{"program's own GOGC", filepath.Join(corpus, "go-build-cmd-go.gctrace.log"), Options{}, "# net/http", false, false, "does not give back its own log", math.NaN()},
+		{"program's own GOGC", filepath.Join(corpus, "go-build-cmd-go.gctrace.log"), Options{}, "# net/http", false, false, false, "does not give back its own log", math.NaN()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,6 +100,9 @@ func TestWeakFits(t *testing.T) {
 			}
 			if got := m.GCCPURangeWithheld() == ""; got != tt.cpuRange {
 				t.Errorf("GCCPURangeWithheld() = %q, want a reason: %v", m.GCCPURangeWithheld(), !tt.cpuRange)
+			}
+			if got := m.GCCPURangeWide() != ""; got != tt.wide {
+				t.Errorf("GCCPURangeWide() = %q, want a reason: %v", m.GCCPURangeWide(), tt.wide)
 			}
 			if tt.caveat != "" && !strings.Contains(strings.Join(m.Caveats, "\n"), tt.caveat) {
 				t.Errorf("no caveat about %q in %q", tt.caveat, m.Caveats)

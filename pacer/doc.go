@@ -14,8 +14,9 @@
 // RSS estimate and the risk of a GC death spiral near a memory limit, each
 // with its uncertainty and caveats. Fit ends by replaying the setting the
 // log was recorded with: a model that does not give back its own log
-// (Model.Reproduces), or a fit too weak for a range (Model.GCCPURangeWithheld),
-// withholds the ranges it cannot give and says why. GCCPUFraction is the
+// (Model.Reproduces) withholds the ranges it cannot give and says why, and
+// a fit too weak for a narrow GC CPU range widens it and says why
+// (Model.GCCPURangeWide). GCCPUFraction is the
 // one definition of GC CPU that predictions and measurements share.
 // Recommend chooses a setting for a memory budget.
 //

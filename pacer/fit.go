@@ -99,6 +99,7 @@ type observations struct {
 	sumUsedPaced float64 // Σ allocation between the ends of two cycles, MiB
 	markAlloc    float64 // Σ allocation while marking, MiB
 	scans, costs []float64
+	fixed        []float64 // per paced cycle: GC CPU outside the marking that assists and background workers do, ms
 	// Over the paced cycles that had a runway (the goal above the live
 	// heap of the cycle before).
 	usedSum, allowedSum float64
@@ -151,6 +152,7 @@ func (m *Model) observe(cs []gctrace.Cycle, where string) (*observations, error)
 			m.PacedCPUMS += c.GCCPU()
 			o.scans = append(o.scans, live+p.stacks+p.globals)
 			o.costs = append(o.costs, c.GCCPU())
+			o.fixed = append(o.fixed, c.GCCPU()-c.CPU.Assist-c.CPU.Background)
 			o.markAlloc += math.Max(float64(c.HeapEnd-c.HeapStart), 0)
 			if i > 0 && c.HeapGoal >= 0 {
 				m.observeRunway(o, c, m.points[i-1], prevLive, used)

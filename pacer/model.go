@@ -55,9 +55,14 @@ type Model struct {
 	AllocRateMiBPerS float64 // AllocatedMiB over WallS, MiB/s
 	MarkAllocMiB     float64 // mean allocation while a paced cycle marked, MiB
 
-	// The GC CPU of a paced cycle (gctrace.Cycle.GCCPU, idle marking
-	// excluded) fitted by least squares as CostFixedMS + CostPerMiBMS × scan,
-	// where scan is the cycle's live heap plus stacks plus globals in MiB.
+	// The GC CPU of a paced cycle (gctrace.Cycle.GCCPU: idle marking
+	// excluded, as GCCPUFraction measures it) as CostFixedMS + CostPerMiBMS
+	// × scan, where scan is the cycle's live heap plus stacks plus globals
+	// in MiB: CostFixedMS is the mean CPU of the stop-the-world phases
+	// (sweep termination and mark termination, wall time × GOMAXPROCS),
+	// which every cycle pays, and CostPerMiBMS the assists' and background
+	// workers' marking over the heap scanned, Σ(assist + background) /
+	// Σscan (see costFit).
 	CostFixedMS    float64 // ms per cycle
 	CostPerMiBMS   float64 // ms per MiB scanned
 	CostR2         float64 // share of the per-cycle variance the line explains, 0..1 (NaN when scan never varies)
@@ -66,8 +71,17 @@ type Model struct {
 	ForcedCPUMS    float64 // GC CPU of the forced cycles, ms
 	// CostScatter is CostResidualMS over the mean cost of a paced cycle:
 	// how far single cycles stray from the line, relative. Above 0.5 the
-	// GC CPU range is withheld (GCCPURangeWithheld).
+	// GC CPU range is widened and says so (GCCPURangeWide).
 	CostScatter float64
+	// CostWander is how far the cost level wanders within the run: the
+	// paced cycles are cut into consecutive blocks (up to 8, of 5 cycles
+	// or more), and CostWander is the relative standard deviation of each
+	// block's cost over what the line gives it. Other work on the machine,
+	// the program's phases and cache effects move the level for many
+	// cycles at a time, and from one run to the next as much as within
+	// one: the GC CPU range grows with it. With fewer than 10 paced cycles
+	// it is CostScatter.
+	CostWander float64
 
 	// ReplayCycles and ReplayCPUMS are what the model gives for the
 	// setting the log was recorded with (Predict(Observed) without
@@ -193,7 +207,7 @@ func (m *Model) fitPinned(used []float64) {
 // finish fits what does not depend on the runway: the cost line, the GOGC
 // the goals imply, the non-heap memory, and the warnings on the fit.
 func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
-	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = linearFit(o.scans, o.costs)
+	m.CostFixedMS, m.CostPerMiBMS, m.CostR2, m.CostResidualMS = costFit(o.scans, o.costs, o.fixed)
 	if inferred := o.inferred; len(inferred) > 0 && m.Observed.MemoryLimit == 0 {
 		sort.Float64s(inferred)
 		m.InferredGOGC = int(math.Round(inferred[len(inferred)/2]))
@@ -223,6 +237,30 @@ func (m *Model) finish(opts Options, seg *gctrace.Segment, o *observations) {
 	if n := m.PacedCycles(); n > 0 && m.PacedCPUMS > 0 {
 		m.CostScatter = m.CostResidualMS / (m.PacedCPUMS / float64(n))
 	}
+	m.CostWander = m.costWander(o.scans, o.costs)
+}
+
+// costWander returns CostWander for the paced cycles' scans and costs,
+// in the order they ran.
+func (m *Model) costWander(scans, costs []float64) float64 {
+	const maxBlocks, minBlock = 8, 5
+	nb := min(maxBlocks, len(costs)/minBlock)
+	if nb < 2 {
+		return m.CostScatter
+	}
+	var ratios []float64
+	for b := range nb {
+		lo, hi := b*len(costs)/nb, (b+1)*len(costs)/nb
+		var got, line float64
+		for i := lo; i < hi; i++ {
+			got += costs[i]
+			line += m.CostFixedMS + m.CostPerMiBMS*scans[i]
+		}
+		if line > 0 {
+			ratios = append(ratios, got/line)
+		}
+	}
+	return stddev(ratios)
 }
 
 // liveEstimate reads the live heap of cycle i. The printed MiB (rounded
@@ -321,54 +359,40 @@ func stddev(v []float64) float64 {
 	return math.Sqrt(ss / float64(len(v)-1))
 }
 
-// linearFit fits y = a + b·x by least squares, with a and b at least 0
-// (a GC cycle's cost neither falls as the heap grows nor drops below
-// nothing), and returns a, b, R² and the residuals' standard deviation.
-// Every line it returns gives back Σy at the xs it was fitted on. With no
-// spread in x it returns the mean of y as a, b = 0 and R² = NaN.
-func linearFit(xs, ys []float64) (a, b, r2, sd float64) {
-	n := float64(len(xs))
-	var sx, sy, sxx, sxy, syy float64
-	for i := range xs {
-		sx += xs[i]
-		sy += ys[i]
-		sxx += xs[i] * xs[i]
-		sxy += xs[i] * ys[i]
-		syy += ys[i] * ys[i]
+// costFit splits a cycle's GC CPU into what every cycle pays whatever
+// it scans, the stop-the-world phases (fixed, gctrace's sweep-termination
+// and mark-termination CPU), and the marking done by assists and the
+// background workers, which is taken as proportional to the heap scanned:
+// its total over the total scanned. It returns the line's intercept and
+// slope, its R² and the residuals' standard deviation; the line gives
+// back Σcosts at the scans it was fitted on.
+func costFit(scans, costs, fixed []float64) (a, b, r2, sd float64) {
+	var sf, sc, ss, scc float64
+	for i := range scans {
+		sf += fixed[i]
+		sc += costs[i]
+		ss += scans[i]
+		scc += costs[i] * costs[i]
 	}
-	den := n*sxx - sx*sx
-	if n < 2 || den <= 1e-12*n*sxx {
-		a = sy / n
-		return a, 0, math.NaN(), stddevAround(xs, ys, a, 0)
+	n := float64(len(scans))
+	if n == 0 {
+		return 0, 0, math.NaN(), 0
 	}
-	b = (n*sxy - sx*sy) / den
-	if b < 0 {
-		// More scanning cannot make a cycle cheaper: a negative slope is
-		// noise, so fall back to the mean cost.
-		b = 0
+	a = sf / n
+	if ss > 0 {
+		b = math.Max(sc-sf, 0) / ss
 	}
-	a = (sy - b*sx) / n
-	if a < 0 && sx > 0 {
-		// Nor can a cycle cost less than nothing: a negative intercept
-		// comes from a few costly cycles at the largest heaps. Fit the
-		// line through the origin instead, as the ratio of the total cost
-		// to the total scanned (least squares with a scatter that grows
-		// with the heap scanned): unlike Σxy/Σxx, which the costliest
-		// cycles pull up, it gives back the logged cost of the cycles it
-		// was fitted on, as the other lines do.
-		a, b = 0, sy/sx
-	}
-	// R² of the line actually returned, so that it stays honest when the
-	// slope or the intercept was held at zero.
-	if vy := syy - sy*sy/n; vy > 0 && b > 0 {
+	if vy := scc - sc*sc/n; vy > 0 {
 		var res float64
-		for i := range xs {
-			d := ys[i] - a - b*xs[i]
+		for i := range scans {
+			d := costs[i] - a - b*scans[i]
 			res += d * d
 		}
 		r2 = math.Max(1-res/vy, 0)
+	} else {
+		r2 = math.NaN()
 	}
-	return a, b, r2, stddevAround(xs, ys, a, b)
+	return a, b, r2, stddevAround(scans, costs, a, b)
 }
 
 func stddevAround(xs, ys []float64, a, b float64) float64 {

@@ -193,27 +193,37 @@ func TestRecommend(t *testing.T) {
 	}
 }
 
-func TestLinearFit(t *testing.T) {
+// TestCostFit checks the split of a cycle's GC CPU into the fixed
+// stop-the-world part and marking in proportion to the heap scanned, and
+// that the line gives back the total cost it was fitted on.
+func TestCostFit(t *testing.T) {
 	tests := []struct {
-		name     string
-		xs, ys   []float64
-		a, b, r2 float64
-		nanR2    bool
+		name                string
+		scans, costs, fixed []float64
+		a, b, r2            float64
+		nanR2               bool
 	}{
-		{"line", []float64{1, 2, 3}, []float64{3, 5, 7}, 1, 2, 1, false},
-		{"falling slope held at zero", []float64{1, 2, 3}, []float64{3, 2, 1}, 2, 0, 0, false},
-		// The least-squares line is −2 + 3x; a cycle cannot cost −2 ms, so
-		// the line goes through the origin: b = Σy/Σx = 12/6, which gives
-		// back the total of 12, leaving residuals of −1, 0 and 1 against a
-		// spread of 18.
-		{"negative intercept", []float64{1, 2, 3}, []float64{1, 4, 7}, 0, 2, 1 - 2.0/18, false},
-		{"no spread", []float64{2, 2, 2}, []float64{1, 2, 3}, 2, 0, 0, true},
+		// Fixed 1 ms a cycle, marking 2 ms per MiB.
+		{"line", []float64{1, 2, 3}, []float64{3, 5, 7}, []float64{1, 1, 1}, 1, 2, 1, false},
+		// Marking 9 ms over 6 MiB scanned: 1.5 ms per MiB, whatever the
+		// cycles' own slope; residuals −0.5, 0 and 0.5 against a spread of 2.
+		{"ratio, not least squares", []float64{1, 2, 3}, []float64{2, 4, 6}, []float64{1, 1, 1}, 1, 1.5, 1 - 0.5/8, false},
+		{"no marking", []float64{1, 2, 3}, []float64{1, 1, 1}, []float64{1, 1, 1}, 1, 0, 0, true},
+		{"no cycles", nil, nil, nil, 0, 0, 0, true},
 	}
 	for _, tt := range tests {
-		a, b, r2, _ := linearFit(tt.xs, tt.ys)
+		a, b, r2, _ := costFit(tt.scans, tt.costs, tt.fixed)
 		near := func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }
 		if !near(a, tt.a) || !near(b, tt.b) || (tt.nanR2 != math.IsNaN(r2)) || (!tt.nanR2 && !near(r2, tt.r2)) {
-			t.Errorf("%s: linearFit = %g + %g·x (R² %g), want %g + %g·x (R² %g)", tt.name, a, b, r2, tt.a, tt.b, tt.r2)
+			t.Errorf("%s: costFit = %g + %g·x (R² %g), want %g + %g·x (R² %g)", tt.name, a, b, r2, tt.a, tt.b, tt.r2)
+		}
+		var got, want float64
+		for i := range tt.scans {
+			got += a + b*tt.scans[i]
+			want += tt.costs[i]
+		}
+		if !near(got, want) {
+			t.Errorf("%s: the line gives %g ms for the cycles fitted, they cost %g", tt.name, got, want)
 		}
 	}
 }

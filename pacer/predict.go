@@ -323,21 +323,29 @@ func (m *Model) Predict(s Setting) Prediction {
 }
 
 // cpuRange is the GC CPU of a replay (mid) with its range: the CPU of
-// the replays with fewer (lo) and more (hi) cycles, widened by the scatter
-// of single cycles' cost, the uncertainty of the cost line's level, and
-// the change of a cycle's cost with the setting that the log cannot show
-// (costDrift). Low and High are NaN when the fit cannot give a range
-// (GCCPURangeWithheld).
+// the replays with fewer (lo) and more (hi) cycles, widened by a factor
+// for what the log says of its cost's steadiness (cpuSpread). Low and High
+// are NaN when the model does not reproduce its log (GCCPURangeWithheld).
 func (m *Model) cpuRange(mid, lo, hi simResult) Range {
 	if m.GCCPURangeWithheld() != "" {
 		return Range{mid.cpuMS, math.NaN(), math.NaN()}
 	}
-	n := float64(max(mid.paced, 1))
-	single := 2 * m.CostResidualMS * math.Sqrt(n)
-	level := 2 * m.CostResidualMS / math.Sqrt(float64(max(m.PacedCycles(), 1))) * n
-	drift := costDrift * (mid.cpuMS - m.ForcedCPUMS)
-	w := math.Sqrt(single*single + level*level + drift*drift)
-	return Range{mid.cpuMS, math.Max(math.Min(lo.cpuMS, mid.cpuMS)-w, m.ForcedCPUMS), math.Max(hi.cpuMS, mid.cpuMS) + w}
+	f := math.Exp(cpuRangeSDs * m.cpuSpread(mid.paced))
+	paced := func(r simResult) float64 { return r.cpuMS - m.ForcedCPUMS }
+	low := math.Min(paced(lo), paced(mid)) / f
+	high := math.Max(paced(hi), paced(mid)) * f
+	return Range{mid.cpuMS, m.ForcedCPUMS + low, m.ForcedCPUMS + high}
+}
+
+// cpuSpread is the relative standard deviation of the paced GC CPU of a
+// prediction of n paced cycles, on a log scale: in quadrature, the change
+// of a cycle's cost from one setting to another that the log cannot show
+// (costDrift), the wandering of the cost level within the run, taken as
+// its wandering from run to run (CostWander), and the scatter of single
+// cycles, which averages out over n of them.
+func (m *Model) cpuSpread(n int) float64 {
+	single := m.CostScatter / math.Sqrt(float64(max(n, 1)))
+	return math.Sqrt(costDrift*costDrift + m.CostWander*m.CostWander + single*single)
 }
 
 func limitMiB(s Setting) float64 { return float64(s.MemoryLimit) / (1 << 20) }
