@@ -1,7 +1,10 @@
 package live_test
 
 import (
+	"context"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"fmt"
 	"math"
 	"os"
@@ -216,5 +219,29 @@ func TestBundleNames(t *testing.T) {
 	}
 	if len(live.Files()) != len(bundle.LiveFiles) {
 		t.Errorf("live.Files() %v, bundle.LiveFiles %v", live.Files(), bundle.LiveFiles)
+	}
+}
+
+// TestNoSourceOneLine: a service that answers nothing gets one line that
+// says why once, with every path it was asked at.
+func TestNoSourceOneLine(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	s, err := live.NewSampler(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, failed, err := s.Sample(context.Background())
+	if err == nil || len(failed) != len(live.Sources) {
+		t.Fatalf("err %v, failed %v", err, failed)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || strings.Count(msg, "404 Not Found") != 1 || strings.Count(msg, srv.URL) != 1 {
+		t.Errorf("not one line saying it once: %q", msg)
+	}
+	for _, src := range live.Sources {
+		if !strings.Contains(msg, "/"+src.Path()) {
+			t.Errorf("%q does not name /%s", msg, src.Path())
+		}
 	}
 }

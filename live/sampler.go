@@ -111,19 +111,56 @@ func (s *Sampler) Sample(ctx context.Context, only ...Source) (snap *Snapshot, f
 		s.found = snap.Sources()
 	}
 	if len(snap.Raw) == 0 {
-		var errs []error
-		for _, src := range srcs {
-			if e := failed[src]; e != nil {
-				errs = append(errs, e)
-			}
-		}
-		return nil, failed, fmt.Errorf("no source of GC figures answered: %w", errors.Join(errs...))
+		return nil, failed, noSource(s.Base, srcs, failed)
 	}
 	// The sources were read one after the other: the middle of the
 	// reads stands for all of them.
 	snap.Time = began.Add(time.Since(began) / 2)
 	return snap, failed, nil
 }
+
+// noSource is the error of a sample no source answered, on one line: each
+// distinct reason once, with the sources it stopped.
+func noSource(base *url.URL, srcs []Source, failed map[Source]error) error {
+	var reasons []string
+	by := map[string][]string{}
+	var first error
+	for _, src := range srcs {
+		e := failed[src]
+		if e == nil {
+			continue
+		}
+		if first == nil {
+			first = e
+		}
+		msg := e.Error()
+		// A GET's error names its URL; the base URL is said once.
+		if _, rest, ok := strings.Cut(msg, base.Redacted()); ok && strings.HasPrefix(msg, "GET ") {
+			if _, after, ok := strings.Cut(rest, ": "); ok {
+				msg = after
+			}
+		}
+		msg = strings.ReplaceAll(msg, "\n", "; ")
+		if by[msg] == nil {
+			reasons = append(reasons, msg)
+		}
+		by[msg] = append(by[msg], "/"+src.Path())
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = strings.Join(by[r], ", ") + ": " + r
+	}
+	return &noSourceError{msg: fmt.Sprintf("%s: no source of GC figures answered (%s)", base.Redacted(), strings.Join(parts, "; ")), first: first}
+}
+
+// noSourceError keeps the first failure for errors.Is and errors.As.
+type noSourceError struct {
+	msg   string
+	first error
+}
+
+func (e *noSourceError) Error() string { return e.msg }
+func (e *noSourceError) Unwrap() error { return e.first }
 
 func contains(srcs []Source, src Source) bool {
 	for _, s := range srcs {
