@@ -3,10 +3,10 @@ package live_test
 import (
 	"context"
 	"flag"
-	"net/http"
-	"net/http/httptest"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
