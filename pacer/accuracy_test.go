@@ -444,3 +444,65 @@ func TestGCCPUAccuracy(t *testing.T) {
 		})
 	}
 }
+
+// TestGCCPURepeatability measures how far the recordings' GC CPU moves
+// from one run of a setting to the next: each run's GC CPU against the
+// median of the three runs of its setting (the median run itself left
+// out). A model fitted on one GOGC=100 run inherits that run's distance
+// from its own median, and is held against the median of runs that
+// spread so themselves: these figures are the floor under the GC CPU
+// errors of TestGCCPUAccuracy (docs/accuracy.md, "How far runs repeat").
+// The table is kept in testdata/repeatability.golden (-update rewrites it).
+func TestGCCPURepeatability(t *testing.T) {
+	var b strings.Builder
+	for _, dir := range []string{"real", "contended"} {
+		runs := loadRuns(t, filepath.Join("testdata", dir))
+		type key struct {
+			bench   string
+			setting Setting
+		}
+		groups := map[key][]float64{}
+		for _, r := range runs {
+			k := key{r.bench, r.setting}
+			groups[k] = append(groups[k], r.seg.Summary.GCCPUMS)
+		}
+		var all, fit []float64
+		worst, worstAt := 0.0, ""
+		for k, v := range groups {
+			med := medianOf(v)
+			skipped := false
+			for _, x := range v {
+				if x == med && !skipped {
+					skipped = true
+					continue
+				}
+				e := relErr(x, med)
+				all = append(all, e)
+				if k.setting == (Setting{GOGC: 100}) {
+					fit = append(fit, e)
+				}
+				if e > worst {
+					worst, worstAt = e, fmt.Sprintf("%s at %v", k.bench, k.setting)
+				}
+			}
+		}
+		am, aw := errStats(all)
+		fm, fw := errStats(fit)
+		fmt.Fprintf(&b, "%s: a run against the median of its setting's three, %d runs: median %.1f%%, worst %.1f%% (%s); GOGC=100 runs alone: median %.1f%%, worst %.1f%%\n",
+			dir, len(all), am*100, aw*100, worstAt, fm*100, fw*100)
+	}
+	golden := filepath.Join("testdata", "repeatability.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("repeatability.golden changed (go test -update, then copy it to docs/accuracy.md):\n%s", b.String())
+	}
+}
