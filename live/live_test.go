@@ -245,3 +245,40 @@ func TestNoSourceOneLine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSnapshotAdd feeds what a hostile or broken service might serve to
+// each source's reader: it is read or refused with an error naming the
+// input, never a panic, and a refused answer leaves the snapshot as it was.
+func FuzzSnapshotAdd(f *testing.F) {
+	for _, src := range live.Sources {
+		for _, stage := range []string{live.Start, live.End} {
+			data, err := os.ReadFile(filepath.Join("testdata", "sample", src.File(stage)))
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(string(src), data)
+		}
+	}
+	f.Add("memstats", []byte("# runtime.MemStats\n# PauseNs = [1 2 3\n# NumGC = -1\n"))
+	f.Add("metrics", []byte("go_gc_duration_seconds{quantile=\"x\"} NaN\n"))
+	f.Fuzz(func(t *testing.T, src string, data []byte) {
+		s := live.NewSnapshot(time.Unix(0, 0))
+		err := s.Add(live.Source(src), data, "input")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "input") && !strings.Contains(err.Error(), "input") {
+				t.Errorf("error does not name the input: %v", err)
+			}
+			if len(s.Raw) != 0 {
+				t.Errorf("a refused answer was kept")
+			}
+			return
+		}
+		// What was read can be judged as a window of one sample to
+		// itself one second later, without a panic.
+		end := live.NewSnapshot(time.Unix(1, 0))
+		if err := end.Add(live.Source(src), data, "input"); err != nil {
+			t.Fatalf("read once, refused the second time: %v", err)
+		}
+		live.Between(s, end)
+	})
+}
