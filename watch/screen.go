@@ -100,7 +100,8 @@ func Screen(f *Frame, width, height int, st Style) string {
 	}
 	keys := "q quit"
 	if f.Ended {
-		keys = "the program ended · q quit"
+		// Watching stops with the program: no key is waited for.
+		keys = "the program ended"
 	}
 	if height > 0 && len(lines)+2 > height {
 		lines = lines[:max(height-2, 1)]
