@@ -65,8 +65,8 @@ func newDemoCmd(e *env) *cobra.Command {
 	cmd.Flags().IntVar(&concurrency, "concurrency", demo.DefaultConcurrency, "requests in flight")
 	cmd.Flags().IntVar(&rounds, "rounds", tour.DefaultRounds, "rounds of load per server: the samples of the before/after statistics")
 	cmd.Flags().StringVar(&out, "out", "gcdoctor-demo", "directory for the evidence bundles and report.html")
-	cmd.Flags().StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
-	cmd.Flags().IntVar(&rf.width, "width", 80, "wrap the text report at this many columns")
+	cmd.Flags().StringVar(&rf.Color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
+	cmd.Flags().IntVar(&rf.Width, "width", 80, "wrap the text report at this many columns")
 	return cmd
 }
 
@@ -82,7 +82,7 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 		}
 	}
 	out := cmd.OutOrStdout()
-	color := e.useColor(rf.color, out)
+	color := e.useColor(rf.Color, out)
 	fmt.Fprintf(out, "gcdoctor demo: an HTTP handler that allocates a 10 MB buffer per request\n")
 	fmt.Fprintf(out, "(%d requests in %d rounds, %d in flight, over loopback; every figure is\nmeasured now)\n\n", requests, rounds, concurrency)
 
@@ -101,7 +101,7 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 		runs = append(runs, r)
 		if v == demo.Problem {
 			fmt.Fprintf(out, "Diagnosis of the problem server, from all the evidence collected:\n\n")
-			if err := report.Text(out, r.Diagnosis, report.TextOptions{Color: color, Width: rf.width}); err != nil {
+			if err := report.Text(out, r.Diagnosis, report.TextOptions{Color: color, Width: rf.Width}); err != nil {
 				return err
 			}
 			page := filepath.Join(outDir, "report.html")
@@ -114,11 +114,11 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 			fmt.Fprintf(out, "\nThe fix: reuse the buffers (sync.Pool of *[]byte) instead of allocating\n10 MB per request. Running the fixed server under the same load...\n\n")
 		}
 	}
-	if err := report.DemoText(out, tour.Table(runs[0], runs[1]), runs[0].Diagnosis, runs[1].Diagnosis, report.TextOptions{Color: color, Width: rf.width}); err != nil {
+	if err := report.DemoText(out, tour.Table(runs[0], runs[1]), runs[0].Diagnosis, runs[1].Diagnosis, report.TextOptions{Color: color, Width: rf.Width}); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nEvidence: %s and %s\n", runs[0].Bundle, runs[1].Bundle)
 	q := diagnose.ShellQuote
 	return report.Paragraph(out, "  ", fmt.Sprintf("%s doctor %s repeats the diagnosis from the bundle; %s diff %s %s compares the two runs.",
-		tool, q(runs[0].Bundle), tool, q(runs[0].Bundle), q(runs[1].Bundle)), rf.width)
+		tool, q(runs[0].Bundle), tool, q(runs[0].Bundle), q(runs[1].Bundle)), rf.Width)
 }

@@ -52,8 +52,8 @@ func (f *lintFlags) validate() error {
 	if err := f.rf.validate(); err != nil {
 		return err
 	}
-	if f.rf.output != "" && f.rf.output == f.sarifAlias {
-		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.rf.output)}
+	if f.rf.File != "" && f.rf.File == f.sarifAlias {
+		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.rf.File)}
 	}
 	return nil
 }
@@ -83,7 +83,7 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 		return err
 	}
 	if f.sarifAlias != "" {
-		sarif := reportFlags{format: "sarif", output: f.sarifAlias, color: "never", width: 80}
+		sarif := reportFlags{Output: report.Output{Format: "sarif", File: f.sarifAlias, Color: "never", Width: 80}}
 		if err := emitDoc(e, cmd, report.LintFormats, res, &sarif, dir); err != nil {
 			return err
 		}

@@ -27,7 +27,7 @@ func newWatchCmd(e *env) *cobra.Command {
 			if c.For < 0 || c.For > watch.MaxFor {
 				return &usageError{fmt.Errorf("--for must be between 0 (until stopped) and %s", watch.MaxFor)}
 			}
-			rf := reportFlags{color: color, width: 80, formats: []string{"text"}}
+			rf := reportFlags{Output: report.Output{Color: color, Width: 80}, formats: []string{"text"}}
 			if err := rf.validate(); err != nil {
 				return err
 			}
