@@ -125,6 +125,14 @@ func (s *Set) Err() error {
 	return s.Failed[len(s.Failed)-1]
 }
 
+// Diagnose diagnoses the evidence, with the notes on what was missing,
+// partial or unreadable among the report's caveats.
+func (s *Set) Diagnose() *diagnose.Diagnosis {
+	d := diagnose.Diagnose(s.Input)
+	d.Caveats = append(d.Caveats, s.Notes...)
+	return d
+}
+
 // ErrNoEvidence is wrapped by the error Load returns when a source holds
 // nothing gcdoctor can read.
 var ErrNoEvidence = errors.New("no evidence gcdoctor can read")

@@ -71,8 +71,7 @@ func (e *env) status(name string, size int64) *report.Status {
 // last of them is the command's error.
 func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags, doctor bool) error {
 	e.recheck(set.Input)
-	d := diagnose.Diagnose(set.Input)
-	d.Caveats = append(d.Caveats, set.Notes...)
+	d := set.Diagnose()
 	d.FirstActions = doctor
 	err := e.emit(cmd, d, rf)
 	return e.failed(set, err)

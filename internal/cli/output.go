@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -102,7 +101,7 @@ func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) er
 	if err := emitDoc(e, cmd, report.DiagnosisFormats, d, f, ""); err != nil {
 		return err
 	}
-	return e.failOn(d, f)
+	return f.failOnExit(d.FailOn)
 }
 
 // emitDoc writes doc in the format the flags chose, to standard output or
@@ -117,15 +116,16 @@ func emitDoc[T any](e *env, cmd *cobra.Command, formats []report.Format[T], doc 
 	return nil
 }
 
-// failOn returns the exit error --fail-on asks for, if a finding is severe
-// enough.
-func (e *env) failOn(d *diagnose.Diagnosis, f *reportFlags) error {
+// failOnExit returns the exit error --fail-on asks for, if judge finds
+// something at least as severe as its limit (see diagnose.Diagnosis.FailOn
+// and fleet.Report.FailOn).
+func (f *reportFlags) failOnExit(judge func(diagnose.Severity) error) error {
 	if f.failOn == "" {
 		return nil
 	}
 	limit, _ := diagnose.ParseSeverity(f.failOn)
-	if ids := d.AtLeast(limit); len(ids) > 0 {
-		return &exitError{code: ExitFailOn, err: fmt.Errorf("findings at or above %s: %s", limit, strings.Join(ids, ", "))}
+	if err := judge(limit); err != nil {
+		return &exitError{code: ExitFailOn, err: err}
 	}
 	return nil
 }

@@ -103,8 +103,7 @@ func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *di
 	if out != "" {
 		set.Input.Bundle = out
 	}
-	d := diagnose.Diagnose(set.Input)
-	d.Caveats = append(d.Caveats, set.Notes...)
+	d := set.Diagnose()
 	return d, nil
 }
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/pacer"
@@ -128,8 +127,7 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 	}
 	in.Tune = tr
 	e.recheck(in)
-	d := diagnose.Diagnose(in)
-	d.Caveats = append(d.Caveats, set.Notes...)
+	d := set.Diagnose()
 	tu := d.Tuning
 	if tu == nil {
 		return fmt.Errorf("%s: no process with GC cycles", path)
