@@ -63,34 +63,15 @@ func (f *settingFlags) parse() ([]pacer.Setting, []string, error) {
 	if f.count < 1 || f.count > maxCount {
 		return nil, nil, &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
 	}
-	settings, err := parseSettingsOf(f.gogcs, f.limits, "--gogc", "--memlimit")
+	settings, err := pacer.ParseSettingFlags(f.gogcs, f.limits, "--gogc", "--memlimit")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &usageError{err}
 	}
 	exps, err := collect.ParseExperiments(f.experiments)
 	if err != nil {
 		return nil, nil, &usageError{fmt.Errorf("--goexperiment: %v", err)}
 	}
 	return settings, exps, nil
-}
-
-// parseSettingsOf is parseSettings for a command whose flags have other
-// names.
-func parseSettingsOf(gogcs, limits []string, gogcFlag, limitFlag string) ([]pacer.Setting, error) {
-	if len(gogcs) == 0 {
-		return nil, &usageError{fmt.Errorf("%s: give at least one value", gogcFlag)}
-	}
-	s, err := pacer.ParseSettings(gogcs, limits)
-	var se *pacer.SettingError
-	switch {
-	case errors.As(err, &se) && se.Name == "GOGC":
-		return nil, &usageError{fmt.Errorf("%s %s: %v", gogcFlag, se.Value, se.Err)}
-	case errors.As(err, &se):
-		return nil, &usageError{fmt.Errorf("%s %s: %v", limitFlag, se.Value, se.Err)}
-	case err != nil:
-		return nil, &usageError{err}
-	}
-	return s, nil
 }
 
 func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, exps []string, count int, cf *reportFlags) error {
