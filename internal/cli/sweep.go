@@ -41,10 +41,6 @@ func newSweepCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// maxCount bounds the runs per setting the user may ask for (sweep,
-// bench): each is a run of the program.
-const maxCount = 100
-
 // settingFlags are what sweep and bench run a program under: every --gogc
 // with every --memlimit, once per --goexperiment build, --count times.
 type settingFlags struct {
@@ -60,16 +56,9 @@ func (f *settingFlags) register(cmd *cobra.Command, other string, count int, cou
 }
 
 func (f *settingFlags) parse() ([]pacer.Setting, []string, error) {
-	if f.count < 1 || f.count > maxCount {
-		return nil, nil, &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
-	}
-	settings, err := pacer.ParseSettingFlags(f.gogcs, f.limits, "--gogc", "--memlimit")
+	settings, exps, err := collect.ParseSettingRuns(f.gogcs, f.limits, f.count, f.experiments)
 	if err != nil {
 		return nil, nil, &usageError{err}
-	}
-	exps, err := collect.ParseExperiments(f.experiments)
-	if err != nil {
-		return nil, nil, &usageError{fmt.Errorf("--goexperiment: %v", err)}
 	}
 	return settings, exps, nil
 }
