@@ -61,6 +61,16 @@ func NewTuneRequest(goal, budget, budgetSource string) (*TuneRequest, error) {
 	return tr, nil
 }
 
+// TuneFlags is NewTuneRequest for the flags --goal and --budget, with
+// errors that name them.
+func TuneFlags(goal, budget string) (*TuneRequest, error) {
+	tr, err := NewTuneRequest(goal, budget, "--budget")
+	if err != nil {
+		return nil, fmt.Errorf("--%v", err)
+	}
+	return tr, nil
+}
+
 // NewWhatIfRequest checks what gcdoctor whatif is asked: the settings to
 // predict (every --predict-gogc with every --predict-memlimit), the goal
 // and budget (see NewTuneRequest), and the setting the log was recorded
@@ -70,9 +80,9 @@ func NewWhatIfRequest(gogcs, limits []string, goal, budget, currentGOGC, current
 	if err != nil {
 		return nil, err
 	}
-	tr, err := NewTuneRequest(goal, budget, "--budget")
+	tr, err := TuneFlags(goal, budget)
 	if err != nil {
-		return nil, fmt.Errorf("--%v", err)
+		return nil, err
 	}
 	tr.Settings = settings
 	if currentGOGC != "" {

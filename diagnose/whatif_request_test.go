@@ -56,3 +56,15 @@ func TestChooseSegment(t *testing.T) {
 		t.Error("a segment of no log: no error")
 	}
 }
+
+func TestTuneFlags(t *testing.T) {
+	if tr, err := TuneFlags("cpu", ""); err != nil || tr.Budget != 0 {
+		t.Errorf("cpu, no budget: %+v, %v", tr, err)
+	}
+	if _, err := TuneFlags("fast", ""); err == nil || err.Error() != `--goal must be cpu or latency, not "fast"` {
+		t.Errorf("goal fast: %v", err)
+	}
+	if _, err := TuneFlags("cpu", "0"); err == nil || err.Error() != "--budget must be positive" {
+		t.Errorf("budget 0: %v", err)
+	}
+}

@@ -91,3 +91,15 @@ func (r *Report) FailOn(limit diagnose.Severity) error {
 	}
 	return nil
 }
+
+// SayProgress returns a DrillOptions.Progress that tells say how far the
+// drill-down has come, in a few words.
+func SayProgress(say func(string)) func(done, total int, current string) {
+	return func(done, total int, current string) {
+		msg := fmt.Sprintf("%d of %d diagnosed", done, total)
+		if current != "" {
+			msg += ", now " + current
+		}
+		say(msg)
+	}
+}

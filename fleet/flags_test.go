@@ -62,3 +62,13 @@ func TestReportFailOn(t *testing.T) {
 		t.Errorf("FailOn on an instance without findings = %v", err)
 	}
 }
+
+func TestSayProgress(t *testing.T) {
+	var said []string
+	p := SayProgress(func(s string) { said = append(said, s) })
+	p(0, 3, "api 10.0.0.1:9100")
+	p(3, 3, "")
+	if len(said) != 2 || said[0] != "0 of 3 diagnosed, now api 10.0.0.1:9100" || said[1] != "3 of 3 diagnosed" {
+		t.Errorf("said %q", said)
+	}
+}

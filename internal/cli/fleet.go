@@ -83,13 +83,7 @@ func newFleetCmd(e *env) *cobra.Command {
 func (e *env) drill(ctx context.Context, r *fleet.Report, conn fleet.Options, do fleet.DrillOptions) ([]*fleet.DrillResult, error) {
 	st := e.status("drill-down", 0)
 	defer st.Done()
-	do.Progress = func(done, total int, current string) {
-		msg := fmt.Sprintf("%d of %d diagnosed", done, total)
-		if current != "" {
-			msg += ", now " + current
-		}
-		st.Say(msg)
-	}
+	do.Progress = fleet.SayProgress(st.Say)
 	res, err := fleet.Drill(ctx, r, do, conn)
 	for _, d := range res {
 		if d.Err != "" {

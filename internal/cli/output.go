@@ -94,9 +94,7 @@ func isTerminal(w any) bool { return terminal.Is(w) }
 func (e *env) emit(cmd *cobra.Command, d *diagnose.Diagnosis, f *reportFlags) error {
 	if f.Format == "json" && !f.cycles && d.Log != nil {
 		// Kept for the model and the charts; in JSON only when asked.
-		for _, s := range d.Log.Segments {
-			s.Cycles = nil
-		}
+		d.Log.ForgetCycles()
 	}
 	if err := emitDoc(e, cmd, report.DiagnosisFormats, d, f, ""); err != nil {
 		return err

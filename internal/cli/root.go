@@ -107,7 +107,7 @@ func (e *env) run(args []string) int {
 	}
 	e.sayf("%v\n", err)
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if errors.As(err, &ue) || flagargs.IsUsageError(err) {
 		fmt.Fprintf(e.stderr, "Run 'gcdoctor %s --help' for usage.\n", commandPathFor(root, args))
 		return ExitUsage
 	}
@@ -163,18 +163,6 @@ func newVersionCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// isCobraUsageError reports whether err is one of cobra's argument errors,
-// which cobra returns as plain errors.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func commandPathFor(root *cobra.Command, args []string) string {
