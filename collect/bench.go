@@ -315,3 +315,18 @@ func buildTestBinary(ctx context.Context, pkg, bin string, env []string, stderr 
 	}
 	return bin, dirs[0], nil
 }
+
+// SetTarget sets what runs from bench's argument: a prebuilt test binary
+// (a regular file), run in dir, or else a package. GOEXPERIMENT is read at
+// build time, so Experiments need a package.
+func (s *BenchSpec) SetTarget(arg, dir string) error {
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		if len(s.Experiments) > 0 {
+			return fmt.Errorf("--goexperiment: %s is a prebuilt test binary, and GOEXPERIMENT is read at build time: give its package, which bench builds once per value", arg)
+		}
+		s.Binary, s.Dir = arg, dir
+		return nil
+	}
+	s.Pkg = arg
+	return nil
+}

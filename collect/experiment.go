@@ -11,11 +11,36 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
 // MaxExperiments bounds the GOEXPERIMENT values one sweep or bench
 // compares: each is a build of the program and a full set of runs.
 const MaxExperiments = 8
+
+// MaxCount bounds the runs per setting a user may ask for (sweep,
+// bench): each is a run of the program.
+const MaxCount = 100
+
+// ParseSettingRuns checks what sweep and bench are asked to run: count
+// runs (--count) of every --gogc with every --memlimit (see
+// pacer.ParseSettingFlags), once per --goexperiment build (see
+// ParseExperiments). Its errors name the flags.
+func ParseSettingRuns(gogcs, limits []string, count int, experiments []string) ([]pacer.Setting, []string, error) {
+	if count < 1 || count > MaxCount {
+		return nil, nil, fmt.Errorf("--count must be between 1 and %d", MaxCount)
+	}
+	settings, err := pacer.ParseSettingFlags(gogcs, limits, "--gogc", "--memlimit")
+	if err != nil {
+		return nil, nil, err
+	}
+	exps, err := ParseExperiments(experiments)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--goexperiment: %v", err)
+	}
+	return settings, exps, nil
+}
 
 // ParseExperiments checks GOEXPERIMENT values to compare, one build each,
 // such as "greenteagc" and "nogreenteagc" (the Green Tea collector, on by

@@ -387,3 +387,16 @@ func (t *Table) addBenchRows(sets []*BenchSet) {
 		}
 	}
 }
+
+// Describe names a side of a comparison briefly, for a title: spec (the
+// argument it was loaded from) itself, or its first file and how many
+// there are when spec is a comma-separated list.
+func (s *Side) Describe(spec string) string {
+	if !strings.Contains(spec, ",") {
+		if len(s.Inputs) > 1 {
+			return fmt.Sprintf("%s (%d inputs)", spec, len(s.Inputs))
+		}
+		return spec
+	}
+	return fmt.Sprintf("%s,… (%d inputs)", s.Inputs[0], len(s.Inputs))
+}

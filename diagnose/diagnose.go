@@ -246,6 +246,15 @@ func (d *Diagnosis) AtLeast(limit Severity) []string {
 	return ids
 }
 
+// FailOn returns the error --fail-on asks for when a finding is at least
+// as severe as limit, nil when none is.
+func (d *Diagnosis) FailOn(limit Severity) error {
+	if ids := d.AtLeast(limit); len(ids) > 0 {
+		return fmt.Errorf("findings at or above %s: %s", limit, strings.Join(ids, ", "))
+	}
+	return nil
+}
+
 // Diagnose applies every rule to the evidence.
 func Diagnose(in *Input) *Diagnosis {
 	if in.Log == nil {

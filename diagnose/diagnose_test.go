@@ -315,6 +315,12 @@ func TestMaxSeverity(t *testing.T) {
 	if len(warn) == 0 || len(warn) > len(d.AtLeast(Info)) {
 		t.Errorf("seed002: AtLeast(warning) = %v, AtLeast(info) = %v", warn, d.AtLeast(Info))
 	}
+	if err := d.FailOn(Critical); err != nil {
+		t.Errorf("seed002: FailOn(critical) = %v; want none", err)
+	}
+	if err := d.FailOn(Warning); err == nil || err.Error() != "findings at or above warning: "+strings.Join(warn, ", ") {
+		t.Errorf("seed002: FailOn(warning) = %v; want the IDs %v", err, warn)
+	}
 }
 
 // TestHeapSites checks the ranked sites a diagnosis keeps for the report:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
 	"github.com/gcdoctor/gcdoctor/internal/goversion"
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -58,6 +59,61 @@ func NewTuneRequest(goal, budget, budgetSource string) (*TuneRequest, error) {
 		tr.Budget, tr.BudgetSource = b, budgetSource
 	}
 	return tr, nil
+}
+
+// TuneFlags is NewTuneRequest for the flags --goal and --budget, with
+// errors that name them.
+func TuneFlags(goal, budget string) (*TuneRequest, error) {
+	tr, err := NewTuneRequest(goal, budget, "--budget")
+	if err != nil {
+		return nil, fmt.Errorf("--%v", err)
+	}
+	return tr, nil
+}
+
+// NewWhatIfRequest checks what gcdoctor whatif is asked: the settings to
+// predict (every --predict-gogc with every --predict-memlimit), the goal
+// and budget (see NewTuneRequest), and the setting the log was recorded
+// with (--current-gogc, --current-memlimit). Its errors name the flags.
+func NewWhatIfRequest(gogcs, limits []string, goal, budget, currentGOGC, currentLimit string) (*TuneRequest, error) {
+	settings, err := pacer.ParseSettingFlags(gogcs, limits, "--predict-gogc", "--predict-memlimit")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := TuneFlags(goal, budget)
+	if err != nil {
+		return nil, err
+	}
+	tr.Settings = settings
+	if currentGOGC != "" {
+		if _, err := pacer.ParseGOGC(currentGOGC); err != nil {
+			return nil, fmt.Errorf("--current-gogc %s: %v", currentGOGC, err)
+		}
+	}
+	if currentLimit != "" {
+		if _, err := pacer.ParseMemoryLimit(currentLimit); err != nil {
+			return nil, fmt.Errorf("--current-memlimit %s: %v", currentLimit, err)
+		}
+	}
+	return tr, nil
+}
+
+// ChooseSegment asks for the process of index i (--segment) of log; a
+// negative i leaves the choice to the model, the process with the most GC
+// CPU time.
+func (req *TuneRequest) ChooseSegment(i int, log *gctrace.Log) error {
+	if i < 0 {
+		return nil
+	}
+	n := 0
+	if log != nil {
+		n = len(log.Segments)
+	}
+	if i >= n {
+		return fmt.Errorf("--segment %d: the log has %s (0–%d)", i, plural.Count(n, "process", "processes"), n-1)
+	}
+	req.Segment, req.SegmentSet = i, true
+	return nil
 }
 
 // complete fills in what the evidence knows about the run the log was

@@ -18,9 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/internal/goversion"
 )
 
 // Kind is a set of kinds of evidence.
@@ -123,6 +125,32 @@ func (s *Set) Err() error {
 		return nil
 	}
 	return s.Failed[len(s.Failed)-1]
+}
+
+// CheckProgram checks and normalises what the user says of the examined
+// program, GoVersion (go1.21.5, 1.21) and GOGC (a number or off), with
+// errors that name their flags, --go-version and --gogc.
+func (o *Options) CheckProgram() error {
+	if v := o.GoVersion; v != "" {
+		var ok bool
+		if o.GoVersion, ok = goversion.Normalize(v); !ok {
+			return fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", v)
+		}
+	}
+	if g := o.GOGC; g != "" && !strings.EqualFold(g, "off") {
+		if _, err := strconv.Atoi(g); err != nil {
+			return fmt.Errorf("--gogc %q: want a number or off", g)
+		}
+	}
+	return nil
+}
+
+// Diagnose diagnoses the evidence, with the notes on what was missing,
+// partial or unreadable among the report's caveats.
+func (s *Set) Diagnose() *diagnose.Diagnosis {
+	d := diagnose.Diagnose(s.Input)
+	d.Caveats = append(d.Caveats, s.Notes...)
+	return d
 }
 
 // ErrNoEvidence is wrapped by the error Load returns when a source holds

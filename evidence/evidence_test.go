@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,22 @@ func TestLoadSniffs(t *testing.T) {
 	set, err = Load(context.Background(), []string{legacyFile}, Options{})
 	if err != nil || set.Input.Heap == nil {
 		t.Errorf("legacy profile: %v", err)
+	}
+}
+
+// TestSetDiagnose holds the diagnosis of a set to the notes on what the
+// set lacks: they are the report's caveats.
+func TestSetDiagnose(t *testing.T) {
+	set, err := Load(context.Background(), []string{profileFile}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Notes = append(set.Notes, "No gctrace: the profile was read alone.")
+	d := set.Diagnose()
+	for _, n := range set.Notes {
+		if !slices.Contains(d.Caveats, n) {
+			t.Errorf("caveats %q lack the note %q", d.Caveats, n)
+		}
 	}
 }
 

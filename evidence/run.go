@@ -73,6 +73,21 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 	return l.set, nil
 }
 
+// FromKeptRun is FromRun for gcdoctor run: the diagnosis's check
+// commands are rc's, and the bundle the run was kept in (dir, "" when
+// none) is what they compare a new run with.
+func FromKeptRun(ctx context.Context, res *collect.Result, command []string, dir string, rc diagnose.Recheck, opt Options) (*Set, error) {
+	set, err := FromRun(ctx, res, command, opt)
+	if err != nil {
+		return nil, err
+	}
+	set.Input.Recheck = rc
+	if dir != "" {
+		set.Input.Bundle = dir
+	}
+	return set, nil
+}
+
 // Run runs a program as spec says, into a bundle at dir, and reads the
 // bundle as LoadBundle does; it also returns the program's exit status.
 // With dir "" the bundle goes to a temporary directory that is removed

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gcdoctor/gcdoctor/collect"
+	"github.com/gcdoctor/gcdoctor/diagnose"
 )
 
 // runCycle returns a Go 1.26 cycle line numbered num that starts s seconds
@@ -67,5 +68,25 @@ func TestFromRunReplayed(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFromKeptRun holds a run kept in a bundle to its check commands:
+// they compare a new run with the bundle.
+func TestFromKeptRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gctrace.log")
+	if err := os.WriteFile(path, []byte(runCycle(1, 0.01)+runCycle(2, 0.2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := &collect.Result{Duration: 500 * time.Millisecond, GCTracePath: path}
+	rc := diagnose.Recheck{Tool: "./gcdoctor"}
+	for _, dir := range []string{"", "kept"} {
+		set, err := FromKeptRun(context.Background(), res, []string{"./prog"}, dir, rc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Input.Recheck.Tool != rc.Tool || set.Input.Bundle != dir {
+			t.Errorf("dir %q: recheck %+v, bundle %q", dir, set.Input.Recheck, set.Input.Bundle)
+		}
 	}
 }

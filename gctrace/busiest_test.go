@@ -30,3 +30,30 @@ func TestBusiest(t *testing.T) {
 		t.Error("an empty log has a busiest segment")
 	}
 }
+
+// TestForgetCycles drops the cycles and keeps what was summed from them.
+func TestForgetCycles(t *testing.T) {
+	f, err := os.Open("testdata/real/toolchain-go-vet-std.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	log, err := Parse(f, "vet.log", Options{KeepCycles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := log.Busiest()
+	if b == nil || len(b.Cycles) == 0 {
+		t.Fatal("no cycles kept to forget")
+	}
+	n := b.Summary.Cycles
+	log.ForgetCycles()
+	for _, s := range log.Segments {
+		if s.Cycles != nil {
+			t.Fatalf("segment %d keeps %d cycles", s.Index, len(s.Cycles))
+		}
+	}
+	if b.Summary.Cycles != n {
+		t.Errorf("summary cycles %d, were %d", b.Summary.Cycles, n)
+	}
+}

@@ -96,6 +96,15 @@ type Log struct {
 	opts           Options
 }
 
+// ForgetCycles lets go of every segment's cycles, kept for a model or a
+// chart, once they are no longer wanted (a JSON report without --cycles);
+// the summaries stay.
+func (l *Log) ForgetCycles() {
+	for _, s := range l.Segments {
+		s.Cycles = nil
+	}
+}
+
 // dropReplayed removes from Segments those found to be replayed output
 // (Options.RunS) while reading the input st describes, and renumbers the
 // rest.

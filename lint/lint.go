@@ -9,6 +9,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"go/token"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/lint/appendprealloc"
 	"github.com/gcdoctor/gcdoctor/lint/copybuffer"
 	"github.com/gcdoctor/gcdoctor/lint/forcedgc"
@@ -303,4 +305,22 @@ func (r *Result) Left(minSeverity string) (left []Diagnostic, over int) {
 		}
 	}
 	return left, over
+}
+
+// Failure says why a run of the checks fails, nil when it passes: first
+// findings at or above failOn (threshold is then true: --fail-on has an
+// exit status of its own), then packages that do not compile, then
+// findings left. Without failOn the checks fail on any finding, as go vet
+// and staticcheck do; with it, only on findings that severe.
+func (r *Result) Failure(failOn string) (threshold bool, err error) {
+	left, over := r.Left(failOn)
+	switch {
+	case failOn != "" && over > 0:
+		return true, fmt.Errorf("%s at or above %s", plural.Count(over, "finding", "findings"), failOn)
+	case len(r.Broken) > 0:
+		return false, fmt.Errorf("%d packages do not compile (checked as far as possible)", len(r.Broken))
+	case failOn == "" && len(left) > 0:
+		return false, errors.New(plural.Count(len(left), "finding", "findings"))
+	}
+	return false, nil
 }

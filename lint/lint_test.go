@@ -364,3 +364,35 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(data)
 }
+
+func TestFailure(t *testing.T) {
+	warn := lint.Diagnostic{Rule: "regexpcompile"}
+	info := lint.Diagnostic{Rule: "mapprealloc", Severity: "info"}
+	fixed := lint.Diagnostic{Rule: "sprintfconv", Fixed: true}
+	broken := []lint.PackageError{{}}
+	for _, tt := range []struct {
+		name      string
+		res       lint.Result
+		failOn    string
+		threshold bool
+		err       string
+	}{
+		{"clean", lint.Result{}, "", false, ""},
+		{"all fixed", lint.Result{Diagnostics: []lint.Diagnostic{fixed}}, "", false, ""},
+		{"findings", lint.Result{Diagnostics: []lint.Diagnostic{warn, info, fixed}}, "", false, "2 findings"},
+		{"one finding", lint.Result{Diagnostics: []lint.Diagnostic{info}}, "", false, "1 finding"},
+		{"over the threshold", lint.Result{Diagnostics: []lint.Diagnostic{warn, info}, Broken: broken}, "warning", true, "1 finding at or above warning"},
+		{"below the threshold", lint.Result{Diagnostics: []lint.Diagnostic{info}}, "warning", false, ""},
+		{"broken", lint.Result{Diagnostics: []lint.Diagnostic{info}, Broken: broken}, "warning", false, "1 packages do not compile (checked as far as possible)"},
+		{"broken before findings", lint.Result{Diagnostics: []lint.Diagnostic{warn}, Broken: broken}, "", false, "1 packages do not compile (checked as far as possible)"},
+	} {
+		threshold, err := tt.res.Failure(tt.failOn)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if threshold != tt.threshold || got != tt.err {
+			t.Errorf("%s: Failure(%q) = %v, %q; want %v, %q", tt.name, tt.failOn, threshold, got, tt.threshold, tt.err)
+		}
+	}
+}

@@ -43,6 +43,24 @@ func ParseSettings(gogcs, limits []string) ([]Setting, error) {
 	return settings, nil
 }
 
+// ParseSettingFlags is ParseSettings for settings given on a command
+// line: it wants at least one GOGC value, and its errors name the flag
+// (gogcFlag or limitFlag) that the wrong value came from.
+func ParseSettingFlags(gogcs, limits []string, gogcFlag, limitFlag string) ([]Setting, error) {
+	if len(gogcs) == 0 {
+		return nil, fmt.Errorf("%s: give at least one value", gogcFlag)
+	}
+	s, err := ParseSettings(gogcs, limits)
+	var se *SettingError
+	switch {
+	case errors.As(err, &se) && se.Name == "GOGC":
+		return nil, fmt.Errorf("%s %s: %v", gogcFlag, se.Value, se.Err)
+	case errors.As(err, &se):
+		return nil, fmt.Errorf("%s %s: %v", limitFlag, se.Value, se.Err)
+	}
+	return s, err
+}
+
 // SettingError is a GOGC or GOMEMLIMIT value ParseSettings could not read.
 type SettingError struct {
 	Name  string // "GOGC" or "GOMEMLIMIT"

@@ -26,3 +26,23 @@ func TestParseSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSettingFlags(t *testing.T) {
+	if s, err := ParseSettingFlags([]string{"100", "off"}, []string{"1GiB"}, "--gogc", "--memlimit"); err != nil || len(s) != 2 {
+		t.Fatalf("%v, %v", s, err)
+	}
+	for _, tt := range []struct {
+		gogcs, limits []string
+		prefix        string
+	}{
+		{nil, nil, "--gogc: give at least one value"},
+		{[]string{"fast"}, nil, "--gogc fast: "},
+		{[]string{"100"}, []string{"1.5GB"}, "--memlimit 1.5GB: "},
+		{make([]string, 101), make([]string, 10), "1010 GOGC × GOMEMLIMIT settings"},
+	} {
+		_, err := ParseSettingFlags(tt.gogcs, tt.limits, "--gogc", "--memlimit")
+		if err == nil || !strings.HasPrefix(err.Error(), tt.prefix) {
+			t.Errorf("%q × %q: %v, want %q…", tt.gogcs, tt.limits, err, tt.prefix)
+		}
+	}
+}

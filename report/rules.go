@@ -39,6 +39,31 @@ func RuleDoc(id string) (string, bool) {
 	return "", false
 }
 
+// RuleCompletions lists the IDs gcdoctor explain takes, each with its
+// title after a tab, as shell completion shows them.
+func RuleCompletions() []string {
+	var ids []string
+	for _, r := range diagnose.Rules() {
+		ids = append(ids, r.ID+"\t"+r.Title)
+	}
+	for _, a := range lint.Analyzers() {
+		ids = append(ids, a.Name+"\t"+lint.Title(a))
+	}
+	return ids
+}
+
+// ExplainMarkdown checks gcdoctor explain's --format (text, markdown, or
+// "" for text on a terminal and Markdown elsewhere) and reports whether
+// the rule's documentation is printed as the Markdown it is.
+func ExplainMarkdown(format string, toTerminal bool) (bool, error) {
+	switch format {
+	case "", "text", "markdown":
+	default:
+		return false, fmt.Errorf("--format must be text or markdown, not %q", format)
+	}
+	return format == "markdown" || format == "" && !toTerminal, nil
+}
+
 // lintMarkdown renders a source check's documentation as a catalogue
 // section: the analyzer's Doc is its doc.md, whose first line is
 // "name: title".

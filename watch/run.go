@@ -36,6 +36,18 @@ type Config struct {
 	Tool, ToolVersion string
 }
 
+// Check says, in terms of the command's flags, what is wrong with the
+// interval and the duration asked for.
+func (c *Config) Check() error {
+	if c.Interval < MinInterval || c.Interval > MaxInterval {
+		return fmt.Errorf("--interval must be between %s and %s", MinInterval, MaxInterval)
+	}
+	if c.For < 0 || c.For > MaxFor {
+		return fmt.Errorf("--for must be between 0 (until stopped) and %s", MaxFor)
+	}
+	return nil
+}
+
 // Watch runs a session on src as c says, and records it when asked.
 func Watch(ctx context.Context, src Source, c Config) (err error) {
 	var out *bundle.Writer

@@ -76,6 +76,15 @@ type Options struct {
 	Max int
 }
 
+// Check says, in terms of the command's flags, what is wrong with the
+// options a user gave: Utilization must be in (0, 1].
+func (o *Options) Check() error {
+	if !(o.Utilization > 0 && o.Utilization <= 1) {
+		return fmt.Errorf("--utilization must be more than 0 and at most 1, not %v", o.Utilization)
+	}
+	return nil
+}
+
 // Recommendation is a worker count with its inputs and reasoning.
 type Recommendation struct {
 	// Workers is the recommended count: ⌈P × U × (1 + W/C)⌉, at least 1.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -46,15 +45,11 @@ func newAttachCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runAttach(cmd *cobra.Command, url, out string, seconds, top int, rf *reportFlags, df *diagFlags) error {
-	if out == "" {
-		out = "gcdoctor-attach-" + time.Now().Format("20060102-150405")
-	}
 	opt := e.evidenceOptions(evidence.All, df)
 	opt.Top = top
-	set, err := evidence.Attach(cmd.Context(), url, evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
+	set, err := evidence.AttachURL(cmd.Context(), url, evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, "gcdoctor-attach-", opt)
 	if err != nil {
 		return err
 	}
-	set.Input.Recheck.URL = url
 	return e.diagnoseSet(cmd, set, rf, false)
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -36,13 +35,8 @@ func newBenchCmd(e *env) *cobra.Command {
 			}
 			spec := collect.BenchSpec{Bench: bench, Benchtime: benchtime, TestArgs: args[1:],
 				Settings: settings, Experiments: exps, Count: sf.count, ToolVersion: version()}
-			if st, err := os.Stat(args[0]); err == nil && st.Mode().IsRegular() {
-				if len(exps) > 0 {
-					return &usageError{fmt.Errorf("--goexperiment: %s is a prebuilt test binary, and GOEXPERIMENT is read at build time: give its package, which bench builds once per value", args[0])}
-				}
-				spec.Binary, spec.Dir = args[0], dir
-			} else {
-				spec.Pkg = args[0]
+			if err := spec.SetTarget(args[0], dir); err != nil {
+				return &usageError{err}
 			}
 			return e.runBench(cmd, spec, &cf)
 		},

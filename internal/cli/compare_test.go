@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gcdoctor/gcdoctor/internal/flagargs"
 )
 
 // runCmp runs one of the comparing commands through a root that holds only
@@ -41,7 +43,7 @@ func runCmp(t *testing.T, args ...string) (string, string, int) {
 				fmt.Fprintf(&errb, "gcdoctor: %v\n", xe.err)
 			}
 			code = xe.code
-		case errors.As(err, &ue) || isCobraUsageError(err):
+		case errors.As(err, &ue) || flagargs.IsUsageError(err):
 			fmt.Fprintf(&errb, "gcdoctor: %v\n", err)
 			code = ExitUsage
 		default:

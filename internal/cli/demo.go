@@ -1,19 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/internal/atomicfile"
 	"github.com/gcdoctor/gcdoctor/internal/demo"
 	"github.com/gcdoctor/gcdoctor/internal/demo/tour"
-	"github.com/gcdoctor/gcdoctor/report"
 )
 
 // demoServerCmd is the hidden child mode: gcdoctor demo runs itself with it,
@@ -49,14 +43,8 @@ func newDemoCmd(e *env) *cobra.Command {
 			if err := rf.validate(); err != nil {
 				return err
 			}
-			if requests < 1 || requests > demo.MaxRequests {
-				return &usageError{fmt.Errorf("--requests must be between 1 and %d", demo.MaxRequests)}
-			}
-			if concurrency < 1 || concurrency > 256 {
-				return &usageError{errors.New("--concurrency must be between 1 and 256")}
-			}
-			if rounds < 1 || rounds > 50 || rounds > requests {
-				return &usageError{errors.New("--rounds must be between 1 and 50, and at most --requests")}
+			if err := tour.CheckLoad(requests, concurrency, rounds); err != nil {
+				return &usageError{err}
 			}
 			return e.runDemo(cmd, requests, concurrency, rounds, out, &rf)
 		},
@@ -65,8 +53,8 @@ func newDemoCmd(e *env) *cobra.Command {
 	cmd.Flags().IntVar(&concurrency, "concurrency", demo.DefaultConcurrency, "requests in flight")
 	cmd.Flags().IntVar(&rounds, "rounds", tour.DefaultRounds, "rounds of load per server: the samples of the before/after statistics")
 	cmd.Flags().StringVar(&out, "out", "gcdoctor-demo", "directory for the evidence bundles and report.html")
-	cmd.Flags().StringVar(&rf.color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
-	cmd.Flags().IntVar(&rf.width, "width", 80, "wrap the text report at this many columns")
+	cmd.Flags().StringVar(&rf.Color, "color", "auto", "colour the text report: auto, always or never (NO_COLOR is honoured)")
+	cmd.Flags().IntVar(&rf.Width, "width", 80, "wrap the text report at this many columns")
 	return cmd
 }
 
@@ -75,50 +63,12 @@ func (e *env) runDemo(cmd *cobra.Command, requests, concurrency, rounds int, out
 	if err != nil {
 		return fmt.Errorf("demo: cannot find the gcdoctor executable to start the server: %v", err)
 	}
-	dirs := map[demo.Variant]string{demo.Problem: filepath.Join(outDir, "problem"), demo.Fixed: filepath.Join(outDir, "fixed")}
-	for _, d := range dirs {
-		if err := tour.ClearBundle(d); err != nil {
-			return fmt.Errorf("demo: %v", err)
-		}
-	}
 	out := cmd.OutOrStdout()
-	color := e.useColor(rf.color, out)
-	fmt.Fprintf(out, "gcdoctor demo: an HTTP handler that allocates a 10 MB buffer per request\n")
-	fmt.Fprintf(out, "(%d requests in %d rounds, %d in flight, over loopback; every figure is\nmeasured now)\n\n", requests, rounds, concurrency)
-
-	tool := e.tool()
-	var runs []*tour.Run
-	for _, v := range []demo.Variant{demo.Problem, demo.Fixed} {
-		prog := e.status(string(v)+" server", 0)
-		r, err := tour.RunVariant(cmd.Context(), tour.Spec{Variant: v, Server: []string{self, demoServerCmd},
-			Command: []string{"gcdoctor", demoServerCmd}, Requests: requests, Concurrency: concurrency, Rounds: rounds,
-			Dir: dirs[v], ToolVersion: version(), Progress: prog.Say,
-			Recheck: tour.Recheck(tool, outDir, dirs[demo.Problem], dirs[demo.Fixed])})
-		prog.Done()
-		if err != nil {
-			return fmt.Errorf("demo: %v", err)
-		}
-		runs = append(runs, r)
-		if v == demo.Problem {
-			fmt.Fprintf(out, "Diagnosis of the problem server, from all the evidence collected:\n\n")
-			if err := report.Text(out, r.Diagnosis, report.TextOptions{Color: color, Width: rf.width}); err != nil {
-				return err
-			}
-			page := filepath.Join(outDir, "report.html")
-			if err := atomicfile.Write(page, 0o644, func(w io.Writer) error {
-				return report.HTML(w, r.Diagnosis, report.HTMLOptions{ToolVersion: version()})
-			}); err != nil {
-				return fmt.Errorf("demo: writing %s: %v", page, err)
-			}
-			fmt.Fprintf(out, "\nThe whole diagnosis, with charts: %s\n", page)
-			fmt.Fprintf(out, "\nThe fix: reuse the buffers (sync.Pool of *[]byte) instead of allocating\n10 MB per request. Running the fixed server under the same load...\n\n")
-		}
-	}
-	if err := report.DemoText(out, tour.Table(runs[0], runs[1]), runs[0].Diagnosis, runs[1].Diagnosis, report.TextOptions{Color: color, Width: rf.width}); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\nEvidence: %s and %s\n", runs[0].Bundle, runs[1].Bundle)
-	q := diagnose.ShellQuote
-	return report.Paragraph(out, "  ", fmt.Sprintf("%s doctor %s repeats the diagnosis from the bundle; %s diff %s %s compares the two runs.",
-		tool, q(runs[0].Bundle), tool, q(runs[0].Bundle), q(runs[1].Bundle)), rf.width)
+	return tour.Show(cmd.Context(), tour.ShowSpec{Out: out, Server: []string{self, demoServerCmd}, Command: []string{"gcdoctor", demoServerCmd},
+		Requests: requests, Concurrency: concurrency, Rounds: rounds, Dir: outDir, Tool: e.tool(), ToolVersion: version(),
+		Color: e.useColor(rf.Color, out), Width: rf.Width,
+		Status: func(name string) (func(string), func()) {
+			st := e.status(name, 0)
+			return st.Say, st.Done
+		}})
 }

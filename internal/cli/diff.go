@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,18 +47,6 @@ func (e *env) runDiff(cmd *cobra.Command, beforeSpec, afterSpec string, cf *repo
 	if err != nil {
 		return err
 	}
-	t.Title = fmt.Sprintf("%s vs %s", describeInputs(beforeSpec, before), describeInputs(afterSpec, after))
+	t.Title = fmt.Sprintf("%s vs %s", before.Describe(beforeSpec), after.Describe(afterSpec))
 	return emitDoc(e, cmd, report.CompareFormats, t, cf, "")
-}
-
-// describeInputs names one side of a diff briefly: the argument itself, or
-// its first file and how many there are when it is a list.
-func describeInputs(spec string, s *compare.Side) string {
-	if !strings.Contains(spec, ",") {
-		if len(s.Inputs) > 1 {
-			return fmt.Sprintf("%s (%d inputs)", spec, len(s.Inputs))
-		}
-		return spec
-	}
-	return fmt.Sprintf("%s,… (%d inputs)", s.Inputs[0], len(s.Inputs))
 }

@@ -3,11 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/collect"
+	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
 )
 
@@ -32,9 +32,9 @@ func newDoctorCmd(e *env) *cobra.Command {
 			if seconds < 0 || seconds > collect.MaxTraceSeconds {
 				return &usageError{fmt.Errorf("--seconds must be between 0 and %d", collect.MaxTraceSeconds)}
 			}
-			tr, err := tuneRequest(budget, goal)
+			tr, err := diagnose.TuneFlags(goal, budget)
 			if err != nil {
-				return err
+				return &usageError{err}
 			}
 			if len(args) == 0 {
 				return &usageError{errors.New("give a bundle, a URL, or -- and a program to run")}
@@ -44,7 +44,8 @@ func newDoctorCmd(e *env) *cobra.Command {
 			// lists them only with --cycles.
 			opt.KeepCycles = true
 			opt.Source, opt.Dir, opt.Lint = source, dir, true
-			set, exit, err := e.doctorEvidence(cmd, args, out, seconds, opt)
+			spec := collect.Spec{Stdin: e.stdin, Stdout: cmd.OutOrStdout(), Stderr: e.stderr, Signals: true, ToolVersion: version()}
+			set, exit, err := evidence.Gather(cmd.Context(), args, cmd.ArgsLenAtDash() == 0, spec, out, seconds, opt)
 			if err != nil {
 				return e.loadFailed(set, err)
 			}
@@ -66,28 +67,4 @@ func newDoctorCmd(e *env) *cobra.Command {
 	rf.registerCycles(cmd)
 	df.register(cmd)
 	return cmd
-}
-
-// doctorEvidence gathers the evidence doctor diagnoses: it runs the
-// program after --, attaches to a URL, or reads files and bundles.
-// The exit status is the program's, 0 when none was run.
-func (e *env) doctorEvidence(cmd *cobra.Command, args []string, out string, seconds int, opt evidence.Options) (*evidence.Set, int, error) {
-	ctx := cmd.Context()
-	switch {
-	case cmd.ArgsLenAtDash() == 0:
-		// A program to run: collect into a bundle, then read it.
-		return evidence.Run(ctx, collect.Spec{Path: args[0], Args: args[1:], Stdin: e.stdin,
-			Stdout: cmd.OutOrStdout(), Stderr: e.stderr, Signals: true, ToolVersion: version()}, out, opt)
-	case len(args) == 1 && collect.IsURL(args[0]):
-		if out == "" {
-			out = "gcdoctor-doctor-" + time.Now().Format("20060102-150405")
-		}
-		set, err := evidence.Attach(ctx, args[0], evidence.AttachOptions{Out: out, Seconds: seconds, ToolVersion: version()}, opt)
-		if err == nil {
-			set.Input.Recheck.URL = args[0]
-		}
-		return set, 0, err
-	}
-	set, err := evidence.Load(ctx, args, opt)
-	return set, 0, err
 }

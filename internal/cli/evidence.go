@@ -2,17 +2,13 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
 	"github.com/gcdoctor/gcdoctor/internal/demo/tour"
-	"github.com/gcdoctor/gcdoctor/internal/goversion"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
@@ -27,18 +23,14 @@ func (f *diagFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.gogc, "gogc", "", "GOGC the program ran with (default: 100)")
 }
 
+// validate checks and normalises the flags (see
+// evidence.Options.CheckProgram).
 func (f *diagFlags) validate() error {
-	if v := f.goVersion; v != "" {
-		var ok bool
-		if f.goVersion, ok = goversion.Normalize(v); !ok {
-			return &usageError{fmt.Errorf("--go-version %q is not a Go version such as go1.21.5", v)}
-		}
+	o := evidence.Options{GoVersion: f.goVersion, GOGC: f.gogc}
+	if err := o.CheckProgram(); err != nil {
+		return &usageError{err}
 	}
-	if g := f.gogc; g != "" && !strings.EqualFold(g, "off") {
-		if _, err := strconv.Atoi(g); err != nil {
-			return &usageError{fmt.Errorf("--gogc %q: want a number or off", g)}
-		}
-	}
+	f.goVersion = o.GoVersion
 	return nil
 }
 
@@ -71,8 +63,7 @@ func (e *env) status(name string, size int64) *report.Status {
 // last of them is the command's error.
 func (e *env) diagnoseSet(cmd *cobra.Command, set *evidence.Set, rf *reportFlags, doctor bool) error {
 	e.recheck(set.Input)
-	d := diagnose.Diagnose(set.Input)
-	d.Caveats = append(d.Caveats, set.Notes...)
+	d := set.Diagnose()
 	d.FirstActions = doctor
 	err := e.emit(cmd, d, rf)
 	return e.failed(set, err)
@@ -114,13 +105,4 @@ func (e *env) loadFailed(set *evidence.Set, err error) error {
 		return &exitError{code: ExitError, err: err}
 	}
 	return err
-}
-
-// tuneRequest checks the tuning flags.
-func tuneRequest(budget, goal string) (*diagnose.TuneRequest, error) {
-	tr, err := diagnose.NewTuneRequest(goal, budget, "--budget")
-	if err != nil {
-		return nil, &usageError{fmt.Errorf("--%v", err)}
-	}
-	return tr, nil
 }

@@ -5,8 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/diagnose"
-	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
 )
 
@@ -20,30 +18,20 @@ func newExplainCmd(e *env) *cobra.Command {
 		Example: examples("explain"),
 		Args:    cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			var ids []string
-			for _, r := range diagnose.Rules() {
-				ids = append(ids, r.ID+"\t"+r.Title)
-			}
-			for _, a := range lint.Analyzers() {
-				ids = append(ids, a.Name+"\t"+lint.Title(a))
-			}
-			return ids, cobra.ShellCompDirectiveNoFileComp
+			return report.RuleCompletions(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case "", "text", "markdown":
-			default:
-				return &usageError{fmt.Errorf("--format must be text or markdown, not %q", format)}
-			}
-			switch color {
-			case "auto", "always", "never":
-			default:
-				return &usageError{fmt.Errorf("--color must be auto, always or never, not %q", color)}
-			}
-			if width < 20 || width > 1000 {
-				return &usageError{fmt.Errorf("--width must be between 20 and 1000")}
-			}
 			out := cmd.OutOrStdout()
+			markdown, err := report.ExplainMarkdown(format, isTerminal(out))
+			if err == nil {
+				err = report.CheckColor(color)
+			}
+			if err == nil {
+				err = report.CheckWidth(width, 20)
+			}
+			if err != nil {
+				return &usageError{err}
+			}
 			if len(args) == 0 {
 				return report.RuleList(out)
 			}
@@ -51,7 +39,7 @@ func newExplainCmd(e *env) *cobra.Command {
 			if !ok {
 				return &usageError{fmt.Errorf("no rule %q; 'gcdoctor explain' lists them", args[0])}
 			}
-			if format == "markdown" || format == "" && !isTerminal(out) {
+			if markdown {
 				_, err := fmt.Fprint(out, doc)
 				return err
 			}

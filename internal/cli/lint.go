@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gcdoctor/gcdoctor/internal/plural"
 	"github.com/gcdoctor/gcdoctor/lint"
 	"github.com/gcdoctor/gcdoctor/report"
 )
@@ -52,8 +50,8 @@ func (f *lintFlags) validate() error {
 	if err := f.rf.validate(); err != nil {
 		return err
 	}
-	if f.rf.output != "" && f.rf.output == f.sarifAlias {
-		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.rf.output)}
+	if f.rf.File != "" && f.rf.File == f.sarifAlias {
+		return &usageError{fmt.Errorf("-o and --sarif name the same file, %s", f.rf.File)}
 	}
 	return nil
 }
@@ -83,7 +81,7 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 		return err
 	}
 	if f.sarifAlias != "" {
-		sarif := reportFlags{format: "sarif", output: f.sarifAlias, color: "never", width: 80}
+		sarif := reportFlags{Output: report.Output{Format: "sarif", File: f.sarifAlias, Color: "never", Width: 80}}
 		if err := emitDoc(e, cmd, report.LintFormats, res, &sarif, dir); err != nil {
 			return err
 		}
@@ -97,22 +95,19 @@ func (e *env) runLint(cmd *cobra.Command, args []string, f *lintFlags) error {
 	return lintExit(res, fixErr, f.rf.failOn)
 }
 
-// lintExit returns the exit error of a lint run. Failing to write a fix
-// comes first, then the --fail-on threshold (3), then packages that do
-// not compile (1), then findings left (1): lint fails on findings as go
-// vet and staticcheck do, unless --fail-on says how severe they must be.
+// lintExit returns the exit error of a lint run: failing to write a fix
+// comes first, then what lint.Result.Failure says, with status 3 for the
+// --fail-on threshold and 1 otherwise.
 func lintExit(res *lint.Result, fixErr error, failOn string) error {
 	if fixErr != nil {
 		return fixErr
 	}
-	left, over := res.Left(failOn)
+	threshold, err := res.Failure(failOn)
 	switch {
-	case failOn != "" && over > 0:
-		return &exitError{code: ExitFailOn, err: fmt.Errorf("%s at or above %s", plural.Count(over, "finding", "findings"), failOn)}
-	case len(res.Broken) > 0:
-		return &exitError{code: ExitError, err: fmt.Errorf("%d packages do not compile (checked as far as possible)", len(res.Broken))}
-	case failOn == "" && len(left) > 0:
-		return &exitError{code: ExitError, err: errors.New(plural.Count(len(left), "finding", "findings"))}
+	case threshold:
+		return &exitError{code: ExitFailOn, err: err}
+	case err != nil:
+		return &exitError{code: ExitError, err: err}
 	}
 	return nil
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/gcdoctor/gcdoctor/internal/flagargs"
 	"github.com/gcdoctor/gcdoctor/internal/release"
 	"github.com/gcdoctor/gcdoctor/internal/terminal"
-	"github.com/gcdoctor/gcdoctor/report"
 )
 
 // Exit codes of the gcdoctor command.
@@ -108,7 +107,7 @@ func (e *env) run(args []string) int {
 	}
 	e.sayf("%v\n", err)
 	var ue *usageError
-	if errors.As(err, &ue) || isCobraUsageError(err) {
+	if errors.As(err, &ue) || flagargs.IsUsageError(err) {
 		fmt.Fprintf(e.stderr, "Run 'gcdoctor %s --help' for usage.\n", commandPathFor(root, args))
 		return ExitUsage
 	}
@@ -117,23 +116,9 @@ func (e *env) run(args []string) int {
 
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "gcdoctor",
-		Short: "Diagnose Go programs whose garbage collector costs too much",
-		Long: `gcdoctor reads the evidence a Go program leaves about its garbage collector
-(GODEBUG=gctrace=1 logs, heap and allocs profiles, execution traces, the
-compiler's escape analysis, the source) and says what the GC costs, why, what
-to change and how to check the change worked, with numbers taken from the
-program's own evidence.
-
-  gcdoctor demo                     see it diagnose and fix a real server
-  gcdoctor doctor localhost:6060    everything a running service's pprof shows
-  gcdoctor run -- ./server          run a program and diagnose its GC
-  gcdoctor gctrace app.log          diagnose a saved gctrace log
-  gcdoctor explain gc-cpu-high      what a finding means and what to do
-
-gcdoctor explain lists the rules; online, they are documented at
-` + report.DocsURL + `rules.md and the JSON output at
-` + report.DocsURL + `json.md.`,
+		Use:           "gcdoctor",
+		Short:         "Diagnose Go programs whose garbage collector costs too much",
+		Long:          longHelp("gcdoctor"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
@@ -178,18 +163,6 @@ func newVersionCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// isCobraUsageError reports whether err is one of cobra's argument errors,
-// which cobra returns as plain errors.
-func isCobraUsageError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func commandPathFor(root *cobra.Command, args []string) string {

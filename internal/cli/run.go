@@ -74,7 +74,8 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if err != nil {
 		e.sayf("%v\n", err)
 	}
-	d, derr := diagnoseRun(cmd.Context(), res, args, df, rf.cycles, diagnose.Recheck{Tool: e.tool()}, out)
+	opt := evidence.Options{GoVersion: df.goVersion, GOGC: df.gogc, KeepCycles: rf.cycles}
+	set, derr := evidence.FromKeptRun(cmd.Context(), res, args, out, diagnose.Recheck{Tool: e.tool()}, opt)
 	if derr != nil {
 		e.sayf("%s: %v\n", strings.Join(args, " "), derr)
 		code := res.ExitCode
@@ -86,26 +87,7 @@ func (e *env) runProgram(cmd *cobra.Command, args []string, out string, every ti
 	if out != "" {
 		e.sayf("evidence kept in %s\n", out)
 	}
-	return programExit(e, res.ExitCode, e.emit(cmd, d, rf))
-}
-
-// diagnoseRun parses the gctrace a run left and diagnoses it with what the
-// run knows about the program.
-// The bundle kept with --out (out, "" when none) is what the check
-// commands compare a new run with.
-func diagnoseRun(ctx context.Context, res *collect.Result, args []string, df *diagFlags, keep bool, rc diagnose.Recheck, out string) (*diagnose.Diagnosis, error) {
-	opt := evidence.Options{GoVersion: df.goVersion, GOGC: df.gogc, KeepCycles: keep}
-	set, err := evidence.FromRun(ctx, res, args, opt)
-	if err != nil {
-		return nil, err
-	}
-	set.Input.Recheck = rc
-	if out != "" {
-		set.Input.Bundle = out
-	}
-	d := diagnose.Diagnose(set.Input)
-	d.Caveats = append(d.Caveats, set.Notes...)
-	return d, nil
+	return programExit(e, res.ExitCode, e.emit(cmd, set.Diagnose(), rf))
 }
 
 // programExit is how a command that ran a program ends: with the

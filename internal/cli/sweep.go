@@ -41,10 +41,6 @@ func newSweepCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// maxCount bounds the runs per setting the user may ask for (sweep,
-// bench): each is a run of the program.
-const maxCount = 100
-
 // settingFlags are what sweep and bench run a program under: every --gogc
 // with every --memlimit, once per --goexperiment build, --count times.
 type settingFlags struct {
@@ -60,37 +56,11 @@ func (f *settingFlags) register(cmd *cobra.Command, other string, count int, cou
 }
 
 func (f *settingFlags) parse() ([]pacer.Setting, []string, error) {
-	if f.count < 1 || f.count > maxCount {
-		return nil, nil, &usageError{fmt.Errorf("--count must be between 1 and %d", maxCount)}
-	}
-	settings, err := parseSettingsOf(f.gogcs, f.limits, "--gogc", "--memlimit")
+	settings, exps, err := collect.ParseSettingRuns(f.gogcs, f.limits, f.count, f.experiments)
 	if err != nil {
-		return nil, nil, err
-	}
-	exps, err := collect.ParseExperiments(f.experiments)
-	if err != nil {
-		return nil, nil, &usageError{fmt.Errorf("--goexperiment: %v", err)}
+		return nil, nil, &usageError{err}
 	}
 	return settings, exps, nil
-}
-
-// parseSettingsOf is parseSettings for a command whose flags have other
-// names.
-func parseSettingsOf(gogcs, limits []string, gogcFlag, limitFlag string) ([]pacer.Setting, error) {
-	if len(gogcs) == 0 {
-		return nil, &usageError{fmt.Errorf("%s: give at least one value", gogcFlag)}
-	}
-	s, err := pacer.ParseSettings(gogcs, limits)
-	var se *pacer.SettingError
-	switch {
-	case errors.As(err, &se) && se.Name == "GOGC":
-		return nil, &usageError{fmt.Errorf("%s %s: %v", gogcFlag, se.Value, se.Err)}
-	case errors.As(err, &se):
-		return nil, &usageError{fmt.Errorf("%s %s: %v", limitFlag, se.Value, se.Err)}
-	case err != nil:
-		return nil, &usageError{err}
-	}
-	return s, nil
 }
 
 func (e *env) runSweep(cmd *cobra.Command, args []string, settings []pacer.Setting, exps []string, count int, cf *reportFlags) error {

@@ -41,20 +41,10 @@ func newTraceCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// loadTrace reads an execution trace (a file or a bundle's), for the
-// commands that use it alone.
-func (e *env) loadTrace(cmd *cobra.Command, path string) (*evidence.Set, *exectrace.Result, error) {
-	set, err := evidence.Load(cmd.Context(), []string{path}, e.evidenceOptions(evidence.Trace, &diagFlags{}))
-	if err != nil {
-		return nil, nil, e.loadFailed(set, err)
-	}
-	return set, set.Input.Trace.Result, nil
-}
-
 func newWorkersCmd(e *env) *cobra.Command {
 	var group string
-	var util float64
-	var chanWork, verify bool
+	var opt workers.Options
+	var verify bool
 	var vs workers.VerifySpec
 	var rf reportFlags
 	cmd := &cobra.Command{
@@ -67,8 +57,8 @@ func newWorkersCmd(e *env) *cobra.Command {
 			if err := rf.validate(); err != nil {
 				return err
 			}
-			if !(util > 0 && util <= 1) {
-				return &usageError{fmt.Errorf("--utilization must be more than 0 and at most 1, not %v", util)}
+			if err := opt.Check(); err != nil {
+				return &usageError{err}
 			}
 			if vs.Command = args[1:]; verify != (len(args) > 1) || (verify && cmd.ArgsLenAtDash() != 1) {
 				return &usageError{errors.New("give one TRACE, and with --verify the program after --, as in: gcdoctor workers --verify --size-env WORKERS trace.out -- ./prog")}
@@ -76,10 +66,11 @@ func newWorkersCmd(e *env) *cobra.Command {
 			if err := vs.Check(); verify && err != nil {
 				return &usageError{err}
 			}
-			set, res, err := e.loadTrace(cmd, args[0])
+			set, err := evidence.Load(cmd.Context(), args[:1], e.evidenceOptions(evidence.Trace, &diagFlags{}))
 			if err != nil {
-				return err
+				return e.loadFailed(set, err)
 			}
+			res := set.Input.Trace.Result
 			g, err := res.Sized(group)
 			if errors.Is(err, exectrace.ErrNoGroup) {
 				return &usageError{fmt.Errorf("%s: %v", args[0], err)}
@@ -87,7 +78,7 @@ func newWorkersCmd(e *env) *cobra.Command {
 				return fmt.Errorf("%s: %v", args[0], err)
 			}
 			wr := &report.Workers{Trace: args[0], Group: g, Partial: res.Partial,
-				Recommendation: workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, workers.Options{Utilization: util, ChannelWaitIsWork: chanWork})}
+				Recommendation: workers.Recommend(workers.FromGroup(g), res.Procs.GOMAXPROCS, opt)}
 			if verify {
 				vs.Recommended, vs.Current, vs.Progress, vs.ToolVersion = wr.Recommendation.Workers, g.PeakLive, e.status("workers", 0).Run, version()
 				if wr.Verify, err = e.verifyWorkers(cmd, vs); err != nil {
@@ -98,8 +89,8 @@ func newWorkersCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&group, "group", "", "the goroutine group (start function) to size, e.g. main.worker")
-	cmd.Flags().Float64Var(&util, "utilization", 1, "target share of the CPUs the pool may keep busy, in (0, 1]")
-	cmd.Flags().BoolVar(&chanWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
+	cmd.Flags().Float64Var(&opt.Utilization, "utilization", 1, "target share of the CPUs the pool may keep busy, in (0, 1]")
+	cmd.Flags().BoolVar(&opt.ChannelWaitIsWork, "channel-wait-is-work", false, "count channel waits as waiting on outside work (for workers that wait on results, not on their own job queue)")
 	cmd.Flags().BoolVar(&verify, "verify", false, "run CMD (after --) at the recommended size and its neighbours, and compare them")
 	cmd.Flags().StringVar(&vs.SizeEnv, "size-env", "", "with --verify: the environment variable that tells CMD its worker count ({N} in ARGS is replaced too)")
 	cmd.Flags().IntSliceVar(&vs.Sizes, "sizes", nil, "with --verify: the worker counts to run, instead of N/2, N, 2N and the traced size")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,13 +20,10 @@ func newWatchCmd(e *env) *cobra.Command {
 		Example: examples("watch"),
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if c.Interval < watch.MinInterval || c.Interval > watch.MaxInterval {
-				return &usageError{fmt.Errorf("--interval must be between %s and %s", watch.MinInterval, watch.MaxInterval)}
+			if err := c.Check(); err != nil {
+				return &usageError{err}
 			}
-			if c.For < 0 || c.For > watch.MaxFor {
-				return &usageError{fmt.Errorf("--for must be between 0 (until stopped) and %s", watch.MaxFor)}
-			}
-			rf := reportFlags{color: color, width: 80, formats: []string{"text"}}
+			rf := reportFlags{Output: report.Output{Color: color, Width: 80}, formats: []string{"text"}}
 			if err := rf.validate(); err != nil {
 				return err
 			}

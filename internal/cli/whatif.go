@@ -8,8 +8,6 @@ import (
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/evidence"
-	"github.com/gcdoctor/gcdoctor/internal/plural"
-	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
 // whatifFlags are whatif's flags. The settings to predict are
@@ -61,7 +59,7 @@ func newWhatIfCmd(e *env) *cobra.Command {
 			if err := f.deprecatedAliases(cmd, e.stderr); err != nil {
 				return err
 			}
-			return e.runWhatIf(cmd, args[0], f.gogcs, f.limits, f.current, f.currentLimit, f.budget, f.goal, f.goVersion, f.segment, &rf)
+			return e.runWhatIf(cmd, args[0], &f, &rf)
 		},
 	}
 	fl := cmd.Flags()
@@ -84,28 +82,13 @@ func newWhatIfCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string, current, currentLimit, budget, goal, goVersion string, segIndex int, rf *reportFlags) error {
-	settings, err := parseSettingsOf(gogcs, limits, "--predict-gogc", "--predict-memlimit")
+func (e *env) runWhatIf(cmd *cobra.Command, path string, f *whatifFlags, rf *reportFlags) error {
+	tr, err := diagnose.NewWhatIfRequest(f.gogcs, f.limits, f.goal, f.budget, f.current, f.currentLimit)
 	if err != nil {
-		return err
+		return &usageError{err}
 	}
-	tr, err := tuneRequest(budget, goal)
-	if err != nil {
-		return err
-	}
-	tr.Settings = settings
-	if current != "" {
-		if _, err := pacer.ParseGOGC(current); err != nil {
-			return &usageError{fmt.Errorf("--current-gogc %s: %v", current, err)}
-		}
-	}
-	if currentLimit != "" {
-		if _, err := pacer.ParseMemoryLimit(currentLimit); err != nil {
-			return &usageError{fmt.Errorf("--current-memlimit %s: %v", currentLimit, err)}
-		}
-	}
-	df := &diagFlags{goVersion: goVersion, gogc: current}
-	if goVersion != "" {
+	df := &diagFlags{goVersion: f.goVersion, gogc: f.current}
+	if f.goVersion != "" {
 		if err := df.validate(); err != nil {
 			return err
 		}
@@ -117,19 +100,15 @@ func (e *env) runWhatIf(cmd *cobra.Command, path string, gogcs, limits []string,
 		return e.loadFailed(set, err)
 	}
 	in := set.Input
-	if currentLimit != "" {
-		in.GOMEMLIMIT = currentLimit
+	if f.currentLimit != "" {
+		in.GOMEMLIMIT = f.currentLimit
 	}
-	if segIndex >= 0 {
-		if n := len(in.Log.Segments); segIndex >= n {
-			return &usageError{fmt.Errorf("--segment %d: the log has %s (0–%d)", segIndex, plural.Count(n, "process", "processes"), n-1)}
-		}
-		tr.Segment, tr.SegmentSet = segIndex, true
+	if err := tr.ChooseSegment(f.segment, in.Log); err != nil {
+		return &usageError{err}
 	}
 	in.Tune = tr
 	e.recheck(in)
-	d := diagnose.Diagnose(in)
-	d.Caveats = append(d.Caveats, set.Notes...)
+	d := set.Diagnose()
 	tu := d.Tuning
 	if tu == nil {
 		return fmt.Errorf("%s: no process with GC cycles", path)

@@ -79,3 +79,16 @@ func shorthandWantsNext(fs *pflag.FlagSet, letters string) bool {
 	}
 	return false
 }
+
+// IsUsageError reports whether err is one of the argument errors cobra
+// and pflag return as plain errors: an unknown command or flag, or too
+// many or too few arguments.
+func IsUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package flagargs
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -37,6 +38,25 @@ func TestSingleDash(t *testing.T) {
 	for _, tt := range tests {
 		if got := SingleDash(fs, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("%q: got %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestIsUsageError(t *testing.T) {
+	for _, tt := range []struct {
+		msg  string
+		want bool
+	}{
+		{`unknown command "frob" for "gcdoctor"`, true},
+		{"unknown flag: --frob", true},
+		{"unknown shorthand flag: 'z' in -z", true},
+		{"accepts 1 arg(s), received 2", true},
+		{"requires at least 1 arg(s), only received 0", true},
+		{`invalid argument "x" for "--width" flag: strconv.ParseInt: parsing "x": invalid syntax`, true},
+		{"open app.log: no such file or directory", false},
+	} {
+		if got := IsUsageError(errors.New(tt.msg)); got != tt.want {
+			t.Errorf("IsUsageError(%q) = %v, want %v", tt.msg, got, tt.want)
 		}
 	}
 }

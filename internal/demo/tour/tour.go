@@ -2,7 +2,8 @@
 // server as a process of its own under collect.Run, warmed up, loaded round
 // by round with the runtime's GC counters read around each round, its
 // allocation profile and an execution trace fetched into a bundle, and the bundle diagnosed as gcdoctor doctor
-// would. The command prints; this package only measures.
+// would. Show runs both variants and tells the story, formatted by report;
+// the command only wires its flags to it.
 package tour
 
 import (
