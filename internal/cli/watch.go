@@ -34,10 +34,14 @@ func newWatchCmd(e *env) *cobra.Command {
 			c.In, c.Out, c.Err, c.Tool, c.ToolVersion = e.stdin, cmd.OutOrStdout(), e.stderr, e.tool(), version()
 			c.Terminal = !c.JSONLines && isTerminal(c.Out) && isTerminal(c.In)
 			c.Style = watch.NewStyle(e.useColor(color, c.Out))
-			src, err := watch.NewURL(args[0], c.Interval)
-			if dash == 0 {
-				src, err = watch.NewProgram(cmd.Context(), args, c.Record != "")
+			if dash != 0 {
+				src, err := watch.NewURL(args[0], c.Interval)
+				if err != nil {
+					return &usageError{err}
+				}
+				return watch.Watch(cmd.Context(), src, c)
 			}
+			src, err := watch.NewProgram(cmd.Context(), args, c.Record != "")
 			if err != nil {
 				return err
 			}
@@ -47,7 +51,7 @@ func newWatchCmd(e *env) *cobra.Command {
 	cmd.Flags().DurationVar(&c.Interval, "interval", time.Second, "how often to read the program's figures")
 	cmd.Flags().DurationVar(&c.For, "for", 0, "stop after this long (default: until q, Ctrl-C or the program's end)")
 	cmd.Flags().StringVar(&c.Record, "record", "", "write what was watched to `DIR`, a bundle gcdoctor doctor reads")
-	cmd.Flags().BoolVar(&c.JSONLines, "json-lines", false, "print one JSON object per interval (schema: "+report.DocsURL+"json.md)")
+	cmd.Flags().BoolVar(&c.JSONLines, "json-lines", false, "print one JSON object per interval (schema: "+report.DocsURL+"live.md#json-lines)")
 	cmd.Flags().StringVar(&color, "color", "auto", "colour the screen: auto, always or never (NO_COLOR is honoured)")
 	return cmd
 }
