@@ -40,11 +40,14 @@ func concat(rounds int) {
 func main() {
 	rounds := flag.Int("rounds", 20000, "rounds of 8 goroutines")
 	exit := flag.Int("exit", 0, "exit status")
+	// Tests ask for a few forced collections whatever the speed of the
+	// machine: a fast one ends the rounds before the loop has run twice.
+	minGCs := flag.Int64("min-gcs", 5, "collections to force at least")
 	flag.Parse()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for atomic.LoadInt32(&stop) == 0 {
+		for atomic.LoadInt32(&stop) == 0 || count < *minGCs {
 			t := time.Now()
 			runtime.GC()
 			sum += time.Since(t)
