@@ -506,3 +506,46 @@ func TestGCCPURepeatability(t *testing.T) {
 		t.Errorf("repeatability.golden changed (go test -update, then copy it to docs/accuracy.md):\n%s", b.String())
 	}
 }
+
+// TestHeldOut holds the model to a workload it was not built around
+// (testdata/heldout: a cache of about 100 MiB live with request garbage
+// flowing past it, HELDOUT=1 sh gen.sh), fitted on each of its three
+// GOGC=100 runs in turn: cycles within the targets TestAccuracy holds the
+// standard-library benchmarks to, and GC CPU within the bounds it reaches
+// (docs/accuracy.md, "A held-out workload"). The table is kept in
+// testdata/heldout.golden (-update rewrites it).
+func TestHeldOut(t *testing.T) {
+	var b strings.Builder
+	for rep := 1; rep <= 3; rep++ {
+		rows := accuracyTable(t, filepath.Join("testdata", "heldout"), rep)
+		if rep == 1 {
+			b.WriteString(formatTable(rows))
+		}
+		cyc, cpu := cycleErrs(nonFit(rows)), []float64{}
+		for _, r := range nonFit(rows) {
+			cpu = append(cpu, r.cpuErr())
+		}
+		cm, cw := errStats(cyc)
+		pm, pw := errStats(cpu)
+		c := cpuCoverage(rows)
+		fmt.Fprintf(&b, "\nfitted on run %d: cycles median %.1f%%, worst %.1f%%; GC CPU median %.1f%%, worst %.1f%%, %d of %d ranges hold the real median\n",
+			rep, cm*100, cw*100, pm*100, pw*100, c.in, len(cpu))
+		if cm > targetMedianErr || cw > targetWorstErr {
+			t.Errorf("run %d: cycle errors median %.1f%%, worst %.1f%%; want ≤ %.0f%%, ≤ %.0f%%", rep, cm*100, cw*100, targetMedianErr*100, targetWorstErr*100)
+		}
+	}
+	golden := filepath.Join("testdata", "heldout.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("heldout.golden changed (go test -update, then copy it to docs/accuracy.md):\n%s", b.String())
+	}
+}

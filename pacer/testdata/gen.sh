@@ -8,7 +8,8 @@
 #
 # Usage: sh gen.sh [reps [name...]]   (from any directory; about six
 # minutes on an idle 2-CPU machine). Names pick benchmarks from the list
-# below; none means all of them. OUT=dir records somewhere else than real/.
+# below; none means all of them. OUT=dir records somewhere else than real/;
+# HELDOUT=1 records the held-out workloads into heldout/ (a minute).
 #
 # Record on an otherwise idle machine: work sharing the CPUs slows the
 # GC's marking more than the program and moves the pacer's triggers, so
@@ -30,14 +31,23 @@ if awk "BEGIN { exit !($load > 0.5) }"; then
 fi
 
 # name package benchmark iterations memory-limit-for-GOGC=off
-benches='
+benches=${BENCHES:-'
 json-marshal   encoding/json ^BenchmarkCodeMarshal$   500  48MiB
 json-unmarshal encoding/json ^BenchmarkCodeUnmarshal$ 150  24MiB
 parser         go/parser     ^BenchmarkParse$         800  12MiB
 png-encode     image/png     ^BenchmarkEncodeNRGBA$   400  16MiB
 regexp-compile regexp        ^BenchmarkCompile$/^Hard$ 6000 12MiB
 types-check    go/types      ^BenchmarkCheck$/^http$/^funcbodies$/^info$ 30 160MiB
+'}
+# The held-out workloads, recorded into heldout/ with HELDOUT=1: programs
+# of this repository that no parameter of the model was fitted to.
+if [ -n "${HELDOUT:-}" ]; then
+	benches='
+cache ./testdata/cache ^BenchmarkCache$ 500000 200MiB
 '
+	out=${OUT:-$here/heldout}
+	mkdir -p "$out"
+fi
 
 echo "$benches" | while read -r name pkg bench n limit; do
 	[ -n "$name" ] || continue
@@ -45,8 +55,12 @@ echo "$benches" | while read -r name pkg bench n limit; do
 	"  " | *" $name "*) ;;
 	*) continue ;;
 	esac
-	exe=$bin/$(echo "$pkg" | tr / _).test
-	[ -x "$exe" ] || go test -c -o "$exe" "$pkg"
+	exe=$bin/$(echo "$pkg" | tr ./ __).test
+	dir=$goroot/src/$pkg
+	case $pkg in
+	./*) dir=$(cd "$here/.." && cd "$pkg" && pwd) ;;
+	esac
+	[ -x "$exe" ] || (cd "$dir" && go test -c -o "$exe" .)
 	for setting in 50 100 200 400 800 "off-$limit"; do
 		rep=1
 		while [ "$rep" -le "$reps" ]; do
@@ -56,7 +70,7 @@ echo "$benches" | while read -r name pkg bench n limit; do
 			esac
 			f=$out/$name.gogc$setting.r$rep.log
 			# The package directory holds the benchmark's testdata.
-			(cd "$goroot/src/$pkg" &&
+			(cd "$dir" &&
 				GOGC=$gogc GOMEMLIMIT=$mem GODEBUG=gctrace=1 "$exe" \
 					-test.run='^$' -test.bench="$bench" -test.benchtime="${n}x" \
 					-test.benchmem >"$f" 2>&1)
