@@ -491,20 +491,7 @@ func TestGCCPURepeatability(t *testing.T) {
 		fmt.Fprintf(&b, "%s: a run against the median of its setting's three, %d runs: median %.1f%%, worst %.1f%% (%s); GOGC=100 runs alone: median %.1f%%, worst %.1f%%\n",
 			dir, len(all), am*100, aw*100, worstAt, fm*100, fw*100)
 	}
-	golden := filepath.Join("testdata", "repeatability.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("repeatability.golden changed (go test -update, then copy it to docs/accuracy.md):\n%s", b.String())
-	}
+	checkGolden(t, "repeatability.golden", b.String())
 }
 
 // TestHeldOut holds the model to a workload it was not built around
@@ -534,9 +521,16 @@ func TestHeldOut(t *testing.T) {
 			t.Errorf("run %d: cycle errors median %.1f%%, worst %.1f%%; want ≤ %.0f%%, ≤ %.0f%%", rep, cm*100, cw*100, targetMedianErr*100, targetWorstErr*100)
 		}
 	}
-	golden := filepath.Join("testdata", "heldout.golden")
+	checkGolden(t, "heldout.golden", b.String())
+}
+
+// checkGolden compares got with testdata/name, which -update rewrites; the
+// figures in docs/accuracy.md are copied from these files.
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -545,7 +539,7 @@ func TestHeldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.String() != string(want) {
-		t.Errorf("heldout.golden changed (go test -update, then copy it to docs/accuracy.md):\n%s", b.String())
+	if got != string(want) {
+		t.Errorf("%s changed (go test -update, then copy it to docs/accuracy.md):\n%s", name, got)
 	}
 }
