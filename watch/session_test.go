@@ -325,3 +325,41 @@ func TestScreenSinceStart(t *testing.T) {
 		t.Errorf("line %q", l)
 	}
 }
+
+// TestSessionRestart: a service whose counters go back restarted; the
+// poll says so, and watching goes on from the new process.
+func TestSessionRestart(t *testing.T) {
+	stages := []string{live.End, live.Start, live.End}
+	var n atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		data, err := os.ReadFile(filepath.Join(sampleDir, live.Metrics.File(stages[min(i, len(stages)-1)])))
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Write(data)
+	})
+	mux.HandleFunc("/", http.NotFound)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	src, err := NewURL(srv.URL, MinInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []Frame
+	s := &Session{src: src, interval: time.Millisecond, since: map[string]time.Time{}}
+	if err := s.Run(context.Background(), func(f *Frame) bool {
+		frames = append(frames, *f)
+		return len(frames) == 3
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 3 || !strings.Contains(frames[1].Err, "restarted") || frames[1].Fresh {
+		t.Fatalf("second poll: err %q, fresh %v", frames[1].Err, frames[1].Fresh)
+	}
+	if last := frames[2]; !last.Fresh || last.Err != "" || last.Point.Cycles <= 0 {
+		t.Errorf("after the restart: fresh %v, err %q, cycles %d", last.Fresh, last.Err, last.Point.Cycles)
+	}
+}
