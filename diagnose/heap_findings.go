@@ -20,10 +20,19 @@ still live) charged with ≥ 5% (and ≥ 1 MiB) of the allocated bytes`
 // most three per rule. Each gets the rule's remedy; explain, when not nil,
 // adds what is particular to the pattern.
 func heapFindings(c *evidenceView, pattern, remedy string, explain func(s *HeapSite, f *Finding)) []*Finding {
+	return heapFindingsWhere(c, pattern, remedy, nil, explain)
+}
+
+// heapFindingsWhere is heapFindings for the sites keep accepts as well;
+// nil keeps every hot site.
+func heapFindingsWhere(c *evidenceView, pattern, remedy string, keep func(s *HeapSite) bool, explain func(s *HeapSite, f *Finding)) []*Finding {
 	h := c.in.Heap
 	var out []*Finding
 	for _, s := range c.heapSites() {
 		if s.Pattern != pattern || s.Share < minSiteShare || s.AllocBytes < minSiteBytes || !s.User || s.ShortLived() < 0.5 {
+			continue
+		}
+		if keep != nil && !keep(s) {
 			continue
 		}
 		f := &Finding{Severity: Warning, score: s.Share}

@@ -59,6 +59,16 @@ func heapIn(name string) func(*testing.T) *Input {
 	return func(t *testing.T) *Input { return &Input{Heap: heapEvidence(t, name)} }
 }
 
+// withLog adds a gctrace log of testdata/ to an input, as the run beside
+// its profile.
+func withLog(in func(*testing.T) *Input, path string) func(*testing.T) *Input {
+	return func(t *testing.T) *Input {
+		x := in(t)
+		x.Log = gctraceLog(t, path)
+		return x
+	}
+}
+
 // peakIn is the run of testdata/peak/NAME: its gctrace and the heap
 // profile the program wrote at its peak.
 func peakIn(name string) func(*testing.T) *Input {
@@ -217,6 +227,8 @@ var ruleCases = []ruleCase{
 
 	fires("heap-large-buffer", "a 256 KiB buffer per request", heapIn("largebuf"), Warning, "average size", 200, 256),
 	quiet("heap-large-buffer", "the buffer from a sync.Pool", heapIn("largebuf-fix")),
+	fires("heap-large-buffer", "the buffers beside a run whose goals are small", withLog(heapIn("largebuf"), "gctrace/go1.26-alloc-first.log"), Warning, "average size", 200, 256),
+	quiet("heap-large-buffer", "the buffers beside a run whose goals are far larger than they add up to", withLog(heapIn("largebuf"), "gctrace/07-go19393-huge-heap-22GB-48P.log")),
 
 	fires("heap-large-value", "a 100 KiB frame per call", heapIn("largevalue"), Warning, "average size", 95, 101),
 	quiet("heap-large-value", "one frame kept", heapIn("largevalue-fix")),
