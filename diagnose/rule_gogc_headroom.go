@@ -40,8 +40,8 @@ grows. GOMEMLIMIT (Go 1.19) keeps most of the saving while the heap is
 small and caps it when it is not.`,
 		Detection: `A process run with GOGC above 100 (from its environment, or, in a log
 alone, the goals against the live heap) and no GOMEMLIMIT, whose peak heap
-is at least 4× its largest live heap and at least 64 MiB above twice it
-(what GOGC=100 would hold); or, with a memory budget (--budget, or the
+is at least 4× its mean live heap and at least 64 MiB above twice it (what
+GOGC=100 would hold); or, with a memory budget (--budget, or the
 cgroup limit a bundle recorded), whose peak heap or peak RSS is at least
 half the budget with a tenth of the budget above twice the live heap (a
 warning from 80%). The pacer model, fitted to the process, says what the
@@ -70,7 +70,13 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 	if !c.off && gogc <= 100 {
 		return nil
 	}
+	// The mean live heap, not the largest: a cycle whose marking ran long
+	// on a busy machine counts what was allocated meanwhile as live, and
+	// one such cycle would otherwise hide the trade.
 	live, peak := float64(sm.LiveMaxMB), float64(sm.PeakHeapMB)
+	if gctrace.Valid(sm.LiveMeanMB) && sm.LiveMeanMB > 0 {
+		live = math.Max(sm.LiveMeanMB, 1)
+	}
 	extra := peak - math.Max(2*live, 4)
 	budget, budgetFrom := c.budget()
 	ratioFires := peak >= headroomMinRatio*live && extra >= headroomMinExtraMiB
@@ -98,15 +104,16 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 	if budgetFires && budgetShare >= headroomBudgetWarn {
 		f.Severity = Warning
 	}
-	f.Message = fmt.Sprintf("With %s, the heap of %s peaked at %s for a live heap of at most %s (%s×): %s more than GOGC=100 would hold.",
-		setting, who(s), mb(sm.PeakHeapMB), mb(sm.LiveMaxMB), f1(peak/live), mb(int64(math.Round(extra))))
+	f.Message = fmt.Sprintf("With %s, the heap of %s peaked at %s for a live heap of %s on average (%s×, at most %s): %s more than GOGC=100 would hold.",
+		setting, who(s), mb(sm.PeakHeapMB), mb(int64(math.Round(live))), f1(peak/live), mb(sm.LiveMaxMB), mb(int64(math.Round(extra))))
 	if budget > 0 {
 		f.Message += fmt.Sprintf(" That is %s of the %s budget (%s).", pct(budgetShare), pacer.FormatSize(budget), budgetFrom)
 	}
 	f.Where = []Location{{File: s.Input, Line: sm.PeakHeapLine}}
 	f.Evidence = []Evidence{
 		{Label: "peak heap", Value: peak, Unit: "MB", Source: span(s)},
-		{Label: "largest live heap", Value: live, Unit: "MB", Source: span(s)},
+		{Label: "mean live heap", Value: live, Unit: "MB", Source: span(s)},
+		{Label: "largest live heap", Value: float64(sm.LiveMaxMB), Unit: "MB", Source: span(s)},
 		{Label: "above 2 × live", Value: extra, Unit: "MB", Source: span(s)},
 	}
 	if budget > 0 {
@@ -118,7 +125,8 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 		f.Verify = "Rerun with the lower GOGC and compare peak RSS and GC CPU."
 		return f
 	}
-	limit, pred, now, base := c.suggestLimit(s, gogc, live, peak, extra, budget)
+	// The limit is sized on the largest live heap: it must hold it.
+	limit, pred, now, base := c.suggestLimit(s, gogc, math.Max(live, float64(sm.LiveMaxMB)), peak, extra, budget)
 	env := "GOMEMLIMIT=" + pacer.GOMEMLIMIT(limit)
 	if pred != nil {
 		back := peak - pred.PeakHeap.Value/(1<<20)
