@@ -144,7 +144,7 @@ func checkGCCPU(c *evidenceView, s *gctrace.Segment) *Finding {
 func collectorNote(c *evidenceView, s *gctrace.Segment) string {
 	sm := s.Summary
 	v := c.goVersion(s)
-	const compare = "compare the two builds on the program's own benchmarks with gcdoctor bench --goexperiment (greenteagc,nogreenteagc), which rebuilds for each"
+	const compare = "compare the two builds on the program's own benchmarks with gcdoctor bench, whose --goexperiment flag takes greenteagc,nogreenteagc and rebuilds for each"
 	switch {
 	case sm.ScanCycles > 0 && !sm.Scan.GreenTea:
 		return "The scan lines show the previous collector marked this heap (a build with GOEXPERIMENT=nogreenteagc): Go 1.26's default, Green Tea, marks heaps of many small objects with less CPU; " + compare + "."
