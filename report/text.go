@@ -154,7 +154,13 @@ func (t *textWriter) section(s *Section) {
 		if intro != "" {
 			rest = ", " + intro
 		}
-		room := max(t.opt.Width-runeLen(title)-2-runeLen(rest), 24)
+		room := t.opt.Width - runeLen(title) - 2 - runeLen(rest)
+		if runeLen(s.Source) > room {
+			// The intro wraps onto lines of its own below the title, so
+			// the source may take one of them whole: cut only what would
+			// not fit there.
+			room = max(t.opt.Width-4, 24)
+		}
 		intro = truncateLeft(s.Source, room) + rest
 	}
 	t.printf("\n%s", t.style(ansiBold, title))
