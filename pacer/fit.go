@@ -23,7 +23,7 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := m.observe(seg.Cycles, where)
+	o, err := m.observe(seg.Cycles)
 	if err != nil {
 		return nil, err
 	}
@@ -50,17 +50,19 @@ func Fit(seg *gctrace.Segment, opts Options) (*Model, error) {
 }
 
 // newModel checks that the segment can be fitted and fills in what the
-// options and the log's format say about the run. where names the segment
-// in errors.
+// options and the log's format say about the run. where is the line the
+// segment starts at, for errors.
 func newModel(seg *gctrace.Segment, opts Options) (m *Model, where string, err error) {
 	if seg == nil {
 		return nil, "", fmt.Errorf("fit: no segment")
 	}
-	where = fmt.Sprintf("fit segment %d (%s)", seg.Index, seg.Input)
+	// Callers name the input; the error says where in it the process
+	// the model was asked of starts.
 	cs := seg.Cycles
 	if len(cs) == 0 {
-		return nil, where, fmt.Errorf("%s: no cycles kept (parse with KeepCycles)", where)
+		return nil, "", fmt.Errorf("segment %d: no cycles kept (parse with KeepCycles)", seg.Index)
 	}
+	where = fmt.Sprintf("line %d", cs[0].Line)
 	if cs[0].HeapLive < 0 || !cs[0].HasAt {
 		return nil, where, fmt.Errorf("%s: the %s format has no live heap or timestamps to fit", where, cs[0].Format)
 	}
@@ -113,13 +115,13 @@ type observations struct {
 // observe walks the cycles once: it places each by cumulative allocation
 // (Model.points), counts the forced ones and their cost, and collects the
 // paced ones' cost and runway.
-func (m *Model) observe(cs []gctrace.Cycle, where string) (*observations, error) {
+func (m *Model) observe(cs []gctrace.Cycle) (*observations, error) {
 	o := &observations{}
 	prevLive := 0.0
 	for i := range cs {
 		c := &cs[i]
 		if c.HeapLive < 0 || c.HeapEnd < 0 {
-			return nil, fmt.Errorf("%s: line %d has no heap sizes", where, c.Line)
+			return nil, fmt.Errorf("line %d has no heap sizes", c.Line)
 		}
 		live := m.liveEstimate(cs, i)
 		p := point{live: live, stacks: midSmall(c.Stacks), globals: midSmall(c.Globals)}
