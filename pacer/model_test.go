@@ -54,8 +54,8 @@ func TestFitErrors(t *testing.T) {
 	}{
 		{"nil", nil, "no segment"},
 		{"not kept", &gctrace.Segment{}, "no cycles kept"},
-		{"go1.2", old, "no live heap"},
-		{"too few", parse(few), "at least 3 paced cycles"},
+		{"go1.2", old, "line 1: the go1.4- format has no live heap"},
+		{"too few", parse(few), "line 1: 3 cycles"},
 		{"only forced", parse(forced), "at least 3 paced cycles"},
 	}
 	for _, tt := range tests {
