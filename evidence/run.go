@@ -17,6 +17,16 @@ import (
 // FromRun reads the evidence a finished run of command left: its gctrace,
 // its RSS samples and what collect learned about the program.
 func FromRun(ctx context.Context, res *collect.Result, command []string, opt Options) (*Set, error) {
+	return fromRun(ctx, res, command, bundle.GCTraceFile, opt)
+}
+
+// runOutputName names a run's gctrace in notes and errors when it was
+// not kept: there is no file to point at.
+const runOutputName = "the run's output"
+
+// fromRun is FromRun with the name the gctrace goes by in notes and
+// errors.
+func fromRun(ctx context.Context, res *collect.Result, command []string, name string, opt Options) (*Set, error) {
 	// The rules place long pauses in time against the host's contention,
 	// cycle by cycle.
 	opt.KeepCycles = opt.KeepCycles || len(res.Host) > 1
@@ -50,7 +60,7 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 	// later than the run's length after their process started were
 	// printed again from an earlier run (see gctrace.Options.RunS).
 	l.gcp = gctrace.NewParser(gctrace.Options{GOGC: gogcInt(in.GOGC), KeepCycles: opt.KeepCycles, RunS: res.Duration.Seconds()})
-	if err := readGCTrace(l, f, "gctrace.log", 0); err != nil {
+	if err := readGCTrace(l, f, name, 0); err != nil {
 		if errors.Is(err, gctrace.ErrNoCycles) {
 			return nil, fmt.Errorf("no GC cycle in its output: not a Go program, or it exited before its first collection")
 		}
@@ -77,7 +87,11 @@ func FromRun(ctx context.Context, res *collect.Result, command []string, opt Opt
 // commands are rc's, and the bundle the run was kept in (dir, "" when
 // none) is what they compare a new run with.
 func FromKeptRun(ctx context.Context, res *collect.Result, command []string, dir string, rc diagnose.Recheck, opt Options) (*Set, error) {
-	set, err := FromRun(ctx, res, command, opt)
+	name := runOutputName
+	if dir != "" {
+		name = filepath.Join(dir, bundle.GCTraceFile)
+	}
+	set, err := fromRun(ctx, res, command, name, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -90,3 +90,30 @@ func TestFromKeptRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFromKeptRunNames checks what a run's unparsable gc lines are said
+// to be in: the bundle's gctrace.log when the run was kept, where the
+// user can look, and the run's output when it was not, since no file
+// holds it any more.
+func TestFromKeptRunNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gctrace.log")
+	// A gc line another write of the program cut in two.
+	log := runCycle(1, 0.01) + "gc 2 @0.200s 3%: 0.1+1\n" + runCycle(3, 0.4)
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := &collect.Result{Duration: 500 * time.Millisecond, GCTracePath: path}
+	for _, tt := range []struct{ dir, want string }{
+		{"", "the run's output"},
+		{"kept", filepath.Join("kept", "gctrace.log")},
+	} {
+		set, err := FromKeptRun(context.Background(), res, []string{"./prog"}, tt.dir, diagnose.Recheck{}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins := set.Input.Log.Inputs
+		if len(ins) != 1 || ins[0].Name != tt.want || ins[0].NErrors != 1 || ins[0].Errors[0].FileName != tt.want || ins[0].Errors[0].Line != 2 {
+			t.Errorf("dir %q: inputs %+v, want one named %q with an error at line 2", tt.dir, ins, tt.want)
+		}
+	}
+}

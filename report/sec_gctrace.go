@@ -20,7 +20,12 @@ func gctraceSection(d *diagnose.Diagnosis) *Section {
 	segs := d.Log.Segments
 	for _, in := range d.Log.Inputs {
 		if in.NErrors > 0 && (d.Run == nil || in.NErrors != 1 || !in.Partial) {
-			sec.Caveats = append(sec.Caveats, fmt.Sprintf("%s unparsable in %s, the first at %v.", plural(in.NErrors, "gc line"), in.Name, in.Errors[0]))
+			e := in.Errors[0]
+			at := fmt.Sprintf("line %d", e.Line)
+			if e.Col > 0 {
+				at += fmt.Sprintf(", column %d", e.Col)
+			}
+			sec.Caveats = append(sec.Caveats, fmt.Sprintf("%s unparsable in %s, the first at %s: %s.", plural(in.NErrors, "gc line"), in.Name, at, e.Msg))
 		}
 	}
 	switch {
