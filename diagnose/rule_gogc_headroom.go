@@ -40,7 +40,7 @@ grows. GOMEMLIMIT (Go 1.19) keeps most of the saving while the heap is
 small and caps it when it is not.`,
 		Detection: `A process run with GOGC above 100 (from its environment, or, in a log
 alone, the goals against the live heap) and no GOMEMLIMIT, whose peak heap
-is at least 4× its mean live heap and at least 64 MiB above twice it (what
+is at least 4× its median live heap and at least 64 MiB above twice it (what
 GOGC=100 would hold); or, with a memory budget (--budget, or the
 cgroup limit a bundle recorded), whose peak heap or peak RSS is at least
 half the budget with a tenth of the budget above twice the live heap (a
@@ -70,12 +70,14 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 	if !c.off && gogc <= 100 {
 		return nil
 	}
-	// The mean live heap, not the largest: a cycle whose marking ran long
-	// on a busy machine counts what was allocated meanwhile as live, and
-	// one such cycle would otherwise hide the trade.
+	// The median live heap of the paced cycles, not the largest: a cycle
+	// whose marking ran long on a busy machine counts what was allocated
+	// meanwhile as live, and one such cycle would otherwise hide the
+	// trade. Nor the mean, which the forced cycles of a program starting
+	// up, with nothing live yet, pull down.
 	live, peak := float64(sm.LiveMaxMB), float64(sm.PeakHeapMB)
-	if gctrace.Valid(sm.LiveMeanMB) && sm.LiveMeanMB > 0 {
-		live = math.Max(sm.LiveMeanMB, 1)
+	if gctrace.Valid(sm.LiveMedianMB) && sm.LiveMedianMB > 0 {
+		live = math.Max(sm.LiveMedianMB, 1)
 	}
 	extra := peak - math.Max(2*live, 4)
 	budget, budgetFrom := c.budget()
@@ -104,7 +106,7 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 	if budgetFires && budgetShare >= headroomBudgetWarn {
 		f.Severity = Warning
 	}
-	f.Message = fmt.Sprintf("With %s, the heap of %s peaked at %s for a live heap of %s on average (%s×, at most %s): %s more than GOGC=100 would hold.",
+	f.Message = fmt.Sprintf("With %s, the heap of %s peaked at %s for a median live heap of %s (%s×, at most %s): %s more than GOGC=100 would hold.",
 		setting, who(s), mb(sm.PeakHeapMB), mb(int64(math.Round(live))), f1(peak/live), mb(sm.LiveMaxMB), mb(int64(math.Round(extra))))
 	if budget > 0 {
 		f.Message += fmt.Sprintf(" That is %s of the %s budget (%s).", pct(budgetShare), pacer.FormatSize(budget), budgetFrom)
@@ -112,7 +114,7 @@ func checkHeadroom(c *evidenceView, s *gctrace.Segment) *Finding {
 	f.Where = []Location{{File: s.Input, Line: sm.PeakHeapLine}}
 	f.Evidence = []Evidence{
 		{Label: "peak heap", Value: peak, Unit: "MB", Source: span(s)},
-		{Label: "mean live heap", Value: live, Unit: "MB", Source: span(s)},
+		{Label: "median live heap", Value: live, Unit: "MB", Source: span(s)},
 		{Label: "largest live heap", Value: float64(sm.LiveMaxMB), Unit: "MB", Source: span(s)},
 		{Label: "above 2 × live", Value: extra, Unit: "MB", Source: span(s)},
 	}

@@ -191,6 +191,7 @@ var ruleCases = []ruleCase{
 	fires("gogc-headroom", "GOGC=1000, a peak heap 11× the live heap", runIn("headroom/gogc1000", ""), Info, "above 2 × live", 140, 160),
 	fires("gogc-headroom", "GOGC=1000 with the pacer model", tunedRunIn("headroom/gogc1000", 0), Info, "GC CPU at GOGC=100 (model)", 2, 10),
 	fires("gogc-headroom", "GOGC=1000, a log alone", logIn("headroom/gogc1000/gctrace.log", "go1.26.8"), Info, "peak heap", 180, 190),
+	fires("gogc-headroom", "GOGC=800, start-up cycles with nothing live", logIn("headroom/cache-gogc800/gctrace.log", "go1.26.8"), Info, "median live heap", 105, 115),
 	fires("gogc-headroom", "GOGC=200 within a 64 MiB budget", tunedRunIn("headroom/gogc200", 64<<20), Warning, "share of the budget", 80, 110),
 	quiet("gogc-headroom", "GOGC=200, a peak heap 3× the live heap", runIn("headroom/gogc200", "")),
 	quiet("gogc-headroom", "GOGC=1000 with GOMEMLIMIT=64MiB", runIn("headroom/gogc1000-limit", "")),

@@ -41,7 +41,7 @@ func dump(l *Log) string {
 		f("assist_percent", sm.AssistPercent)
 		f("mark_wall_percent", sm.MarkWallPct)
 		f("alloc_mb_per_s", sm.AllocMBPerS)
-		fmt.Fprintf(&b, "  live first=%d last=%d min=%d max=%d slope=%s r2=%s\n", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB, num(sm.LiveSlope), num(sm.LiveR2))
+		fmt.Fprintf(&b, "  live first=%d last=%d min=%d max=%d median(paced)=%s slope=%s r2=%s\n", sm.LiveFirstMB, sm.LiveLastMB, sm.LiveMinMB, sm.LiveMaxMB, num(sm.LiveMedianMB), num(sm.LiveSlope), num(sm.LiveR2))
 		fmt.Fprintf(&b, "  peak_heap=%d (line %d) peak_total=%d goal=%d..%d stacks=%d globals=%d\n", sm.PeakHeapMB, sm.PeakHeapLine, sm.PeakTotalMB, sm.MinGoalMB, sm.MaxGoalMB, sm.MaxStacksMB, sm.MaxGlobalsMB)
 		fmt.Fprintf(&b, "  overshoot=%d max=%s%% (line %d) at_goal=%d back_to_back=%d min_heap=%d\n", sm.OvershootCycles, num(sm.MaxOvershootPct), sm.MaxOvershootLine, sm.AtGoalCycles, sm.BackToBackCycles, sm.MinHeapCycles)
 		if sm.ScanCycles > 0 {

@@ -68,7 +68,13 @@ type Summary struct {
 	LiveMinMB   int64
 	LiveMaxMB   int64
 	// LiveMeanMB is the mean live heap over the cycles, MiB.
-	LiveMeanMB   float64
+	LiveMeanMB float64
+	// LiveMedianMB is the median live heap over the cycles the pacer
+	// started, MiB (NaN when there were none): unlike the mean, one
+	// cycle that counted much more live, as one whose marking ran long
+	// does, or the forced cycles of a program starting up, do not move
+	// it.
+	LiveMedianMB float64
 	LiveSlope    float64 // least-squares trend of the live heap
 	LiveR2       float64 // goodness of that fit, 0..1
 	PeakHeapMB   int64   // largest heap at the end of a cycle
@@ -142,7 +148,8 @@ func Valid(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 type accum struct {
 	s        Summary
 	pauses   quantile.Sample
-	minHeap  int64 // MiB; goals at or below it count as the minimum heap
+	live     quantile.Sample // live heap of the paced cycles, MiB
+	minHeap  int64           // MiB; goals at or below it count as the minimum heap
 	hasTime  bool
 	prev     Cycle
 	havePrev bool
@@ -318,6 +325,9 @@ func (a *accum) addHeap(c *Cycle) {
 	if c.HeapLive >= 0 {
 		a.sumLive += float64(c.HeapLive)
 		a.nLive++
+		if !c.Forced {
+			a.live.Add(float64(c.HeapLive))
+		}
 		s.LiveLastMB = c.HeapLive
 		s.LiveMinMB = min(s.LiveMinMB, c.HeapLive)
 		s.LiveMaxMB = max(s.LiveMaxMB, c.HeapLive)
@@ -413,6 +423,10 @@ func (a *accum) finish() Summary {
 	s.P95PauseMS = a.pauses.Quantile(0.95)
 	s.P99PauseMS = a.pauses.Quantile(0.99)
 	s.PausesApprox = a.pauses.Approximate()
+	s.LiveMedianMB = nan
+	if a.live.N() > 0 {
+		s.LiveMedianMB = a.live.Quantile(0.5)
+	}
 	for class, cs := range a.scanClasses {
 		s.ScanClasses = append(s.ScanClasses, ClassScan{Class: class, ScanCounts: *cs})
 	}
