@@ -155,6 +155,7 @@ type jsonSummary struct {
 	LiveLastMB        *int64 `json:"live_last_mb"`
 	LiveMinMB         *int64 `json:"live_min_mb"`
 	LiveMaxMB         *int64 `json:"live_max_mb"`
+	LiveMedianMB      num    `json:"live_median_mb"`
 	LiveSlope         num    `json:"live_slope_mb_per_s"`
 	LiveR2            num    `json:"live_r2"`
 	PeakHeapMB        int64  `json:"peak_heap_mb"`
@@ -338,7 +339,7 @@ func summaryJSON(s *gctrace.Summary) jsonSummary {
 		AssistPercent: num(s.AssistPercent), MarkWallPercent: num(s.MarkWallPct), GCCPUMS: num(s.GCCPUMS),
 		AllocMBPerS: num(s.AllocMBPerS), AllocatedMB: num(s.AllocatedMB),
 		LiveFirstMB: optMB(s.LiveFirstMB), LiveLastMB: optMB(s.LiveLastMB),
-		LiveMinMB: optMB(s.LiveMinMB), LiveMaxMB: optMB(s.LiveMaxMB),
+		LiveMinMB: optMB(s.LiveMinMB), LiveMaxMB: optMB(s.LiveMaxMB), LiveMedianMB: num(s.LiveMedianMB),
 		LiveSlope: num(s.LiveSlope), LiveR2: num(s.LiveR2),
 		PeakHeapMB: s.PeakHeapMB, PeakHeapLine: s.PeakHeapLine, PeakTotalMB: s.PeakTotalMB,
 		MinGoalMB: optMB(s.MinGoalMB), MaxGoalMB: optMB(s.MaxGoalMB),
