@@ -1,10 +1,12 @@
 package evidence
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -81,6 +83,24 @@ func TestLoadWrongKind(t *testing.T) {
 		if set == nil || len(set.Failed) != 1 {
 			t.Errorf("%s: failed inputs %+v", tt.file, set)
 		}
+	}
+}
+
+// TestLoadWrongProfile says what a pprof profile of a kind no command
+// reads is, rather than calling every profile a heap profile.
+func TestLoadWrongProfile(t *testing.T) {
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		t.Skip("cpu profiler busy:", err)
+	}
+	pprof.StopCPUProfile()
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(context.Background(), []string{path}, Options{Want: Trace})
+	if want := path + ": a CPU profile, not an execution trace"; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "reads it") {
+		t.Errorf("err = %v, want %q", err, want)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/gcdoctor/gcdoctor/bundle"
 	"github.com/gcdoctor/gcdoctor/diagnose"
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/heapprof"
 )
 
 // loader gathers one Set.
@@ -100,6 +101,14 @@ func (l *loader) file(name string) error {
 	br := bufio.NewReaderSize(ctxReader{l.ctx, r}, 64<<10)
 	rd := sniffKind(br, l.opt.want())
 	if l.opt.want()&rd.kind == 0 {
+		if rd.kind == Heap {
+			// Every pprof profile sniffs as one: say which it is when it
+			// is of a kind no command reads.
+			var nh *heapprof.NotHeapError
+			if _, err := heapprof.Read(br, display); errors.As(err, &nh) && nh.Kind != "" {
+				return fmt.Errorf("%s: %s, not %s", display, article(nh.Kind), article(l.opt.want().String()))
+			}
+		}
 		return fmt.Errorf("%s: %s, not %s (%s reads it)", display, article(rd.name), article(l.opt.want().String()), rd.command)
 	}
 	return rd.read(l, br, display, size)

@@ -458,7 +458,7 @@ func TestNotHeap(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	pprof.StopCPUProfile()
 	_, err := Read(&buf, "cpu.pprof")
-	want := "cpu.pprof: not a heap profile: sample types samples/count, cpu/nanoseconds"
+	want := "cpu.pprof: a CPU profile, not a heap profile: sample types samples/count, cpu/nanoseconds"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
@@ -468,7 +468,7 @@ func TestNotHeap(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Read(&buf, "goroutine.pprof")
-	if err == nil || !strings.Contains(err.Error(), "not a heap profile: sample types goroutine/count") {
+	if err == nil || !strings.Contains(err.Error(), "a goroutine profile, not a heap profile: sample types goroutine/count") {
 		t.Errorf("goroutine profile: %v", err)
 	}
 }

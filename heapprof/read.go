@@ -336,15 +336,57 @@ func (p *Profile) valueIndex(pp *profile.Profile) ([4]int, error) {
 		for i, st := range p.SampleTypes {
 			types[i] = st.String()
 		}
-		found := strings.Join(types, ", ")
-		if found == "" {
-			found = "none"
-		}
-		return idx, fmt.Errorf("%s: not a heap profile: sample types %s", p.Name, found)
+		return idx, &NotHeapError{Name: p.Name, Kind: profileKind(p.SampleTypes), Types: p.SampleTypes}
 	}
 	p.HasAlloc = idx[vAllocBytes] >= 0 || idx[vAllocObjects] >= 0
 	p.HasInuse = idx[vInuseBytes] >= 0 || idx[vInuseObjects] >= 0
 	return idx, nil
+}
+
+// NotHeapError is the error of Read for a profile of another kind than
+// heap or allocs, such as a CPU profile.
+type NotHeapError struct {
+	Name string
+	// Kind is what the profile is, as runtime/pprof names it ("CPU
+	// profile", "goroutine profile", "block or mutex profile",
+	// "threadcreate profile"), or "" when its sample types do not say.
+	Kind  string
+	Types []SampleType
+}
+
+func (e *NotHeapError) Error() string {
+	types := make([]string, len(e.Types))
+	for i, st := range e.Types {
+		types[i] = st.String()
+	}
+	found := strings.Join(types, ", ")
+	if found == "" {
+		found = "none"
+	}
+	if e.Kind == "" {
+		return fmt.Sprintf("%s: not a heap profile: sample types %s", e.Name, found)
+	}
+	return fmt.Sprintf("%s: a %s, not a heap profile: sample types %s", e.Name, e.Kind, found)
+}
+
+// profileKind names the profile runtime/pprof writes with these sample
+// types, or returns "".
+func profileKind(types []SampleType) string {
+	if len(types) == 0 {
+		return ""
+	}
+	switch types[len(types)-1].Type {
+	case "cpu":
+		return "CPU profile"
+	case "goroutine":
+		return "goroutine profile"
+	case "threadcreate":
+		return "threadcreate profile"
+	case "delay":
+		// The block and the mutex profile have the same sample types.
+		return "block or mutex profile"
+	}
+	return ""
 }
 
 // readSamples converts pp's samples, taking their values from the sample
