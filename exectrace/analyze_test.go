@@ -141,10 +141,16 @@ func checkInvariants(t *testing.T, res *Result) {
 			t.Logf("MMU decreases from %v ms (%.4f) to %v ms (%.4f)", a.WindowMS, a.Util, b.WindowMS, b.Util)
 		}
 	}
-	if len(res.MMU.Points) != len(DefaultMMUWindows) {
+	// The default windows up to the trace's length, and none longer.
+	if len(res.MMU.Points) == 0 || len(res.MMU.Points) > len(DefaultMMUWindows) {
 		t.Errorf("%d MMU points", len(res.MMU.Points))
 	}
-	if p, ok := res.MMU.At(10 * time.Millisecond); !ok || p.Util != res.MMU.At10ms {
+	for i, p := range res.MMU.Points {
+		if i < len(DefaultMMUWindows) && p.WindowMS != float64(DefaultMMUWindows[i])/1e6 || p.WindowMS > float64(res.Duration)/1e6 {
+			t.Errorf("MMU point %d at %v ms in a %v trace, want the default windows up to its length", i, p.WindowMS, res.Duration)
+		}
+	}
+	if p, ok := res.MMU.At(10 * time.Millisecond); ok && p.Util != res.MMU.At10ms {
 		t.Errorf("MMU at 10 ms: %+v vs %v", p, res.MMU.At10ms)
 	}
 	gc := &res.GC

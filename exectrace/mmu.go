@@ -105,14 +105,21 @@ func (s *utilSeries) mmu(w, end int64) float64 {
 	return clamp01(lo / float64(w))
 }
 
-// curve computes the MMU at each window, in increasing window order.
+// curve computes the MMU at each window no longer than the series, in
+// increasing window order.
 func (s *utilSeries) curve(windows []time.Duration, end int64) MMU {
 	ws := slices.Clone(windows)
 	slices.Sort(ws)
 	ws = slices.Compact(ws)
 	m := MMU{Steps: len(s.ts)}
+	span := int64(0)
+	if len(s.ts) > 0 {
+		span = end - s.ts[0]
+	}
 	for _, w := range ws {
-		if w <= 0 {
+		// A window longer than the trace has no MMU of its own: it
+		// would repeat the whole trace's utilization, as if measured.
+		if w <= 0 || (span > 0 && int64(w) > span) {
 			continue
 		}
 		m.Points = append(m.Points, MMUPoint{WindowMS: float64(w) / 1e6, Util: s.mmu(int64(w), end)})

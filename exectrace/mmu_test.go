@@ -108,6 +108,11 @@ func TestCurveBounded(t *testing.T) {
 	if m.Points[1].Util != 0.5 || m.Points[1].Bounded != 0.4 || m.Points[2].Bounded != 0.4 || m.At1ms != 0 {
 		t.Errorf("points %+v", m.Points)
 	}
+	// Windows longer than the series are left out.
+	m = s.curve([]time.Duration{time.Millisecond, 100 * time.Millisecond, time.Second}, 100e6)
+	if len(m.Points) != 2 || m.Points[1].WindowMS != 100 {
+		t.Errorf("points %+v, want the 1 and 100 ms windows only", m.Points)
+	}
 }
 
 func TestUtilSeriesAdd(t *testing.T) {

@@ -24,6 +24,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/gcdoctor/gcdoctor/diagnose"
+	"github.com/gcdoctor/gcdoctor/exectrace"
+	"github.com/gcdoctor/gcdoctor/gctrace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -668,5 +670,28 @@ func TestSARIF(t *testing.T) {
 				t.Error("results must be [] rather than absent")
 			}
 		})
+	}
+}
+
+// TestMMUChartShortTrace: a trace too short for a second MMU window has
+// no chart, which would plot one point on a log scale, and says why.
+func TestMMUChartShortTrace(t *testing.T) {
+	for _, tt := range []struct {
+		points []exectrace.MMUPoint
+		chart  bool
+		want   string
+	}{
+		{[]exectrace.MMUPoint{{WindowMS: 1, Util: 0.5, Bounded: 0.5}}, false, "No MMU chart: the trace is too short for more than one of its windows."},
+		{[]exectrace.MMUPoint{{WindowMS: 1, Util: 0.5, Bounded: 0.5}, {WindowMS: 2, Util: 0.6, Bounded: 0.6}}, true, ""},
+	} {
+		d := &diagnose.Diagnosis{Log: &gctrace.Log{}, Trace: &diagnose.TraceEvidence{Result: &exectrace.Result{MMU: exectrace.MMU{Points: tt.points}}}}
+		charts, missing, err := traceCharts(d, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(charts, func(c *chart) bool { return strings.HasPrefix(c.Title, "Minimum mutator") })
+		if got != tt.chart || (tt.want != "" && !slices.Contains(missing, tt.want)) {
+			t.Errorf("%d points: chart %v, missing %q; want chart %v and %q", len(tt.points), got, missing, tt.chart, tt.want)
+		}
 	}
 }

@@ -87,12 +87,15 @@ func traceCharts(d *diagnose.Diagnosis, maxPoints int) ([]*chart, []string, erro
 	} else {
 		missing = append(missing, "No stop-the-world pause charts from the trace: the world was never stopped while it was recorded.")
 	}
-	if len(r.MMU.Points) > 0 {
+	switch {
+	case len(r.MMU.Points) > 1:
 		c, err := mmuChart(r)
 		if err := add(c, err, "MMU chart"); err != nil {
 			return nil, nil, err
 		}
-	} else {
+	case len(r.MMU.Points) == 1:
+		missing = append(missing, "No MMU chart: the trace is too short for more than one of its windows.")
+	default:
 		missing = append(missing, "No MMU chart: the trace summary has no MMU curve.")
 	}
 	if len(r.UserGroups()) > 0 {
