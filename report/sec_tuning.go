@@ -27,7 +27,7 @@ func tuningSection(d *diagnose.Diagnosis) *Section {
 	}
 	s := tu.Segment
 	sec.Intro = fmt.Sprintf("model of %s (lines %s, %d cycles over %s s, %d P) at %s: live heap %s MiB on average, allocating %s MiB/s, GC CPU per cycle %s (R² %s)",
-		processName(s), lineSpan(s), m.Cycles, fmtNum(m.WallS), m.Procs, m.Observed, fmtNum(m.LiveMeanMiB), fmtNum(m.AllocRateMiBPerS), m.CostString(), fmtNum(m.CostR2))
+		processName(s), lineSpan(s), m.Cycles, fmtNum(m.WallS), m.Procs, m.Observed, fmtNum(m.LiveMeanMiB), fmtNum(m.AllocRateMiBPerS), m.CostString(), r2Str(m.CostR2))
 	if tu.Processes > 1 {
 		sec.Rows = append(sec.Rows, Row{"process", tu.Which() + "; --segment N models another (below)"})
 	}
@@ -163,6 +163,15 @@ func tuningCaveats(tu *diagnose.TuningEvidence) []string {
 		}
 	}
 	return out
+}
+
+// r2Str prints a goodness of fit to two decimals, as a share: more
+// digits, or a rounding residue such as 1.6e-15, say nothing more.
+func r2Str(r2 float64) string {
+	if !gctrace.Valid(r2) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", r2)
 }
 
 func processName(s *gctrace.Segment) string {
