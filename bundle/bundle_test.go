@@ -579,8 +579,11 @@ func TestDecodeRSS(t *testing.T) {
 		wantErr  string
 	}{
 		{"header only", "elapsed_ms,rss_bytes\n", nil, ""},
-		{"crlf and blank lines", "elapsed_ms,rss_bytes\r\n1.5,100\r\n\r\n2,200\r\n", []RSSSample{{1500 * time.Microsecond, 100}, {2 * time.Millisecond, 200}}, ""},
-		{"columns by name", "rss_bytes,note,elapsed_ms\n100,x,1\n", []RSSSample{{time.Millisecond, 100}}, ""},
+		{"crlf and blank lines", "elapsed_ms,rss_bytes\r\n1.5,100\r\n\r\n2,200\r\n", []RSSSample{{Elapsed: 1500 * time.Microsecond, RSS: 100}, {Elapsed: 2 * time.Millisecond, RSS: 200}}, ""},
+		{"columns by name", "rss_bytes,note,elapsed_ms\n100,x,1\n", []RSSSample{{Elapsed: time.Millisecond, RSS: 100}}, ""},
+		{"cpu", "elapsed_ms,rss_bytes,cpu_ms\n1,100,0.5\n2,100,1.25\n", []RSSSample{{Elapsed: time.Millisecond, RSS: 100, CPU: 500 * time.Microsecond, HasCPU: true}, {Elapsed: 2 * time.Millisecond, RSS: 100, CPU: 1250 * time.Microsecond, HasCPU: true}}, ""},
+		{"bad cpu", "elapsed_ms,rss_bytes,cpu_ms\n1,100,-3\n", nil, `rss.csv:2: invalid cpu_ms "-3"`},
+		{"short cpu line", "elapsed_ms,rss_bytes,cpu_ms\n1,100\n", nil, "rss.csv:2: want at least 3 fields"},
 		{"empty", "", nil, "rss.csv: empty file"},
 		{"bad header", "time,bytes\n1,2\n", nil, "rss.csv:1: header"},
 		{"bad elapsed", "elapsed_ms,rss_bytes\n1,2\nx,3\n", nil, `rss.csv:3: invalid elapsed_ms "x"`},
@@ -610,8 +613,14 @@ func TestDecodeRSS(t *testing.T) {
 }
 
 func TestEncodeRSSFormat(t *testing.T) {
-	got := mustEncodeRSS(t, []RSSSample{{0, 1}, {100 * time.Millisecond, 2048}, {1500 * time.Microsecond, 3}})
+	got := mustEncodeRSS(t, []RSSSample{{Elapsed: 0, RSS: 1}, {Elapsed: 100 * time.Millisecond, RSS: 2048}, {Elapsed: 1500 * time.Microsecond, RSS: 3}})
 	want := "elapsed_ms,rss_bytes\n0,1\n100,2048\n1.5,3\n"
+	if got != want {
+		t.Errorf("rss.csv = %q, want %q", got, want)
+	}
+	// With every sample's CPU time, a third column.
+	got = mustEncodeRSS(t, []RSSSample{{Elapsed: 0, RSS: 1, HasCPU: true}, {Elapsed: 100 * time.Millisecond, RSS: 2048, CPU: 37500 * time.Microsecond, HasCPU: true}})
+	want = "elapsed_ms,rss_bytes,cpu_ms\n0,1,0\n100,2048,37.5\n"
 	if got != want {
 		t.Errorf("rss.csv = %q, want %q", got, want)
 	}
@@ -808,6 +817,7 @@ func FuzzDecodeRSS(f *testing.F) {
 	f.Add([]byte("rss_bytes,elapsed_ms,extra\r\n1,2,3\r\n"))
 	f.Add([]byte("elapsed_ms,rss_bytes\n1e300,1\n"))
 	f.Add([]byte("elapsed_ms,rss_bytes\nNaN,1\n"))
+	f.Add([]byte("elapsed_ms,rss_bytes,cpu_ms\n1,2,3.5\n4,5,6\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		samples, err := decodeRSS(bytes.NewReader(data))
 		if err != nil {
@@ -828,7 +838,7 @@ func FuzzDecodeRSS(f *testing.F) {
 			t.Fatalf("%d samples became %d", len(samples), len(again))
 		}
 		for i := range samples {
-			if samples[i].RSS != again[i].RSS || samples[i].RSS < 0 || samples[i].Elapsed < 0 {
+			if samples[i].RSS != again[i].RSS || samples[i].RSS < 0 || samples[i].Elapsed < 0 || samples[i].HasCPU != again[i].HasCPU || samples[i].CPU < 0 {
 				t.Fatalf("sample %d: %+v became %+v", i, samples[i], again[i])
 			}
 		}

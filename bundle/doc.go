@@ -6,7 +6,8 @@
 //	meta.json    how the program was run and what the machine looked like (Meta)
 //	gctrace.log  the program's standard error as it arrived, GODEBUG=gctrace=1
 //	             lines mixed with the program's own output
-//	rss.csv      resident set size samples: header "elapsed_ms,rss_bytes"
+//	rss.csv      resident set size samples: header "elapsed_ms,rss_bytes", and
+//	             "cpu_ms" (the CPU time used so far) from gcdoctor run
 //
 // Bundles are written as directories with Create, because evidence is
 // streamed while the program runs. They are read with Open, either from a

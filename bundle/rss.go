@@ -16,28 +16,63 @@ type RSSSample struct {
 	Elapsed time.Duration
 	// RSS is the resident set size in bytes.
 	RSS int64
+	// CPU is the CPU time the program had used since it started, user
+	// and system, when HasCPU: how busy it was between two samples, which
+	// tells a program at rest from one that works without allocating.
+	CPU    time.Duration
+	HasCPU bool
 }
 
 // rssHeader is the first line of rss.csv. Milliseconds and bytes are used
-// because spreadsheets and plotting tools take them without conversion.
-const rssHeader = "elapsed_ms,rss_bytes"
+// because spreadsheets and plotting tools take them without conversion;
+// the cpu_ms column is written when every sample has its CPU time.
+const (
+	rssHeader    = "elapsed_ms,rss_bytes"
+	rssCPUHeader = rssHeader + ",cpu_ms"
+)
 
 // encodeRSS writes samples in the rss.csv format.
 func encodeRSS(w io.Writer, samples []RSSSample) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(rssHeader + "\n")
+	cpu := len(samples) > 0
+	for _, s := range samples {
+		cpu = cpu && s.HasCPU
+	}
+	if cpu {
+		bw.WriteString(rssCPUHeader + "\n")
+	} else {
+		bw.WriteString(rssHeader + "\n")
+	}
 	var buf []byte
 	for _, s := range samples {
 		buf = buf[:0]
 		// The shortest float that parses back to the same value keeps the
 		// file compact and lets a round trip return exactly what was written.
-		buf = strconv.AppendFloat(buf, float64(s.Elapsed)/float64(time.Millisecond), 'f', -1, 64)
+		buf = appendMS(buf, s.Elapsed)
 		buf = append(buf, ',')
 		buf = strconv.AppendInt(buf, s.RSS, 10)
+		if cpu {
+			buf = append(buf, ',')
+			buf = appendMS(buf, s.CPU)
+		}
 		buf = append(buf, '\n')
 		bw.Write(buf)
 	}
 	return bw.Flush()
+}
+
+func appendMS(buf []byte, d time.Duration) []byte {
+	return strconv.AppendFloat(buf, float64(d)/float64(time.Millisecond), 'f', -1, 64)
+}
+
+// parseMS parses a non-negative count of milliseconds that fits a
+// time.Duration.
+func parseMS(s string) (time.Duration, bool) {
+	ms, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+		return 0, false
+	}
+	return time.Duration(math.Round(ms * float64(time.Millisecond))), true
 }
 
 // maxRSSSamples bounds the samples decodeRSS returns: ten a second for
@@ -50,7 +85,7 @@ const maxRSSSamples = 4 << 20
 func decodeRSS(r io.Reader) ([]RSSSample, error) {
 	sc := bufio.NewScanner(r)
 	lineNo := 0
-	elapsedCol, rssCol := -1, -1
+	elapsedCol, rssCol, cpuCol := -1, -1, -1
 	var samples []RSSSample
 	for sc.Scan() {
 		lineNo++
@@ -66,6 +101,8 @@ func decodeRSS(r io.Reader) ([]RSSSample, error) {
 					elapsedCol = i
 				case "rss_bytes":
 					rssCol = i
+				case "cpu_ms":
+					cpuCol = i
 				}
 			}
 			if elapsedCol < 0 || rssCol < 0 {
@@ -73,11 +110,11 @@ func decodeRSS(r io.Reader) ([]RSSSample, error) {
 			}
 			continue
 		}
-		if len(fields) <= max(elapsedCol, rssCol) {
-			return nil, fmt.Errorf("%s:%d: want at least %d fields, have %d", RSSFile, lineNo, max(elapsedCol, rssCol)+1, len(fields))
+		if len(fields) <= max(elapsedCol, rssCol, cpuCol) {
+			return nil, fmt.Errorf("%s:%d: want at least %d fields, have %d", RSSFile, lineNo, max(elapsedCol, rssCol, cpuCol)+1, len(fields))
 		}
-		ms, err := strconv.ParseFloat(strings.TrimSpace(fields[elapsedCol]), 64)
-		if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) || ms < 0 || ms > float64(math.MaxInt64/int64(time.Millisecond)) {
+		elapsed, ok := parseMS(fields[elapsedCol])
+		if !ok {
 			return nil, fmt.Errorf("%s:%d: invalid elapsed_ms %q", RSSFile, lineNo, fields[elapsedCol])
 		}
 		rss, err := strconv.ParseInt(strings.TrimSpace(fields[rssCol]), 10, 64)
@@ -87,10 +124,13 @@ func decodeRSS(r io.Reader) ([]RSSSample, error) {
 		if len(samples) >= maxRSSSamples {
 			return nil, fmt.Errorf("%s:%d: more than %d samples", RSSFile, lineNo, maxRSSSamples)
 		}
-		samples = append(samples, RSSSample{
-			Elapsed: time.Duration(math.Round(ms * float64(time.Millisecond))),
-			RSS:     rss,
-		})
+		sm := RSSSample{Elapsed: elapsed, RSS: rss}
+		if cpuCol >= 0 {
+			if sm.CPU, sm.HasCPU = parseMS(fields[cpuCol]); !sm.HasCPU {
+				return nil, fmt.Errorf("%s:%d: invalid cpu_ms %q", RSSFile, lineNo, fields[cpuCol])
+			}
+		}
+		samples = append(samples, sm)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s:%d: %v", RSSFile, lineNo+1, err)

@@ -623,7 +623,7 @@ type rssSampler struct {
 	buf  rssBuffer
 }
 
-// sampleRSS starts sampling the RSS of process pid every interval, with
+// sampleRSS starts sampling the RSS and the CPU time of process pid every interval, with
 // elapsed times counted from start, keeping at most limit samples.
 func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSampler {
 	s := &rssSampler{quit: make(chan struct{}), done: make(chan struct{}), buf: rssBuffer{limit: max(limit, 2), every: every}}
@@ -639,7 +639,10 @@ func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSam
 			// An exited process that is not yet reaped reports an RSS of
 			// zero, which is not a measurement of the program.
 			if st, err := proc.Stat(); err == nil && st.ResidentMemory() > 0 {
-				if s.buf.add(bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory())}) {
+				// The kernel counts CPU time in clock ticks (10 ms): whole
+				// ms keep rss.csv free of float residue.
+				cpu := time.Duration(st.CPUTime() * float64(time.Second)).Round(time.Millisecond)
+				if s.buf.add(bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory()), CPU: cpu, HasCPU: true}) {
 					tick.Reset(s.buf.every)
 				}
 			}

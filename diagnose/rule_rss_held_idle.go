@@ -2,8 +2,11 @@ package diagnose
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
 func init() {
@@ -22,7 +25,9 @@ have; on a node, a candidate for the OOM killer.`,
 		Detection: `Needs RSS samples (gcdoctor run) and a single process: after the last GC
 cycle the program runs on for at least 1 s (and a fifth of its run)
 without another cycle, while its RSS stays at 64 MiB or more and at least
-half of its peak.`,
+half of its peak, and, where the samples have the program's CPU time, it
+uses at most a tenth of a CPU: a program that keeps working without
+allocating enough for a cycle is not idle.`,
 		Remedy: docReturnMemory + ` If the data is still referenced, a heap profile (inuse_space) taken while idle
 shows who holds it. GODEBUG=madvdontneed=1 only matters on Go 1.12–1.15.`,
 		Verify: `Rerun under gcdoctor run: the RSS after the burst should fall close to the
@@ -30,6 +35,11 @@ live heap.`,
 		checkAll: checkRSSIdle,
 	})
 }
+
+// rssIdleMaxCPU is the most CPU, in CPUs, a program may use after its
+// last cycle and still count as idle: timers and a poller take well under
+// a percent; a server handling requests takes tens of percent.
+const rssIdleMaxCPU = 0.1
 
 func checkRSSIdle(c *evidenceView) []*Finding {
 	in := c.in
@@ -50,13 +60,27 @@ func checkRSSIdle(c *evidenceView) []*Finding {
 	// RSS over the idle tail, leaving half a second for the last cycle's
 	// sweeping and scavenging to settle.
 	var tail []float64
-	for _, r := range in.RSS {
-		if r.Elapsed >= lastGC+500*time.Millisecond {
+	var first, last *bundle.RSSSample
+	for i := range in.RSS {
+		if r := &in.RSS[i]; r.Elapsed >= lastGC+500*time.Millisecond {
 			tail = append(tail, float64(r.RSS))
+			if first == nil {
+				first = r
+			}
+			last = r
 		}
 	}
 	if len(tail) < 3 {
 		return nil
+	}
+	// A program that keeps working without allocating enough for a cycle
+	// is not idle: its heap is below its goal, as the pacer means it to be.
+	busy := math.NaN()
+	if first.HasCPU && last.HasCPU && last.Elapsed > first.Elapsed {
+		busy = float64(last.CPU-first.CPU) / float64(last.Elapsed-first.Elapsed)
+		if busy > rssIdleMaxCPU {
+			return nil
+		}
 	}
 	slices.Sort(tail)
 	held := tail[len(tail)/2] // median
@@ -65,8 +89,12 @@ func checkRSSIdle(c *evidenceView) []*Finding {
 		return nil
 	}
 	f := &Finding{Severity: Info, score: held}
-	f.Message = fmt.Sprintf("After its last GC cycle (%s s into the run) %s ran %s s more without another cycle, holding %s of RSS (peak %s).",
-		f1(sm.EndS), who(s), f1(idle.Seconds()), mb(int64(held)>>20), mb(int64(peak)>>20))
+	using := ","
+	if !math.IsNaN(busy) {
+		using = fmt.Sprintf(", using %s of a CPU,", pct(busy))
+	}
+	f.Message = fmt.Sprintf("After its last GC cycle (%s s into the run) %s ran %s s more without another cycle%s holding %s of RSS (peak %s).",
+		f1(sm.EndS), who(s), f1(idle.Seconds()), using, mb(int64(math.Round(held/(1<<20)))), mb(int64(math.Round(peak/(1<<20)))))
 	if sm.LiveLastMB >= 0 {
 		f.Message += fmt.Sprintf(" The last cycle found %s live; whatever was dropped since is still resident until a GC runs.", mb(sm.LiveLastMB))
 	}
@@ -74,6 +102,9 @@ func checkRSSIdle(c *evidenceView) []*Finding {
 		{Label: "RSS while idle (median)", Value: held / (1 << 20), Unit: "MiB", Source: "RSS samples"},
 		{Label: "peak RSS", Value: peak / (1 << 20), Unit: "MiB", Source: "RSS samples"},
 		{Label: "idle time after the last cycle", Value: idle.Seconds(), Unit: "s", Source: span(s)},
+	}
+	if !math.IsNaN(busy) {
+		f.Evidence = append(f.Evidence, Evidence{Label: "CPU while idle (of one CPU)", Value: busy * 100, Unit: "%", Source: "RSS samples"})
 	}
 	f.Where = []Location{{File: s.Input, Line: s.LastLine}}
 	f.Remedy = returnMemory(c.goVersion(s)) + " If the data is still referenced, an inuse_space heap profile taken while idle shows who holds it."

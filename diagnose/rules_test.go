@@ -266,6 +266,8 @@ var ruleCases = []ruleCase{
 
 	fires("rss-held-idle", "256 MiB dropped, then idle", runIn("rss/held", ""), Info, "RSS while idle (median)", 250, 270),
 	quiet("rss-held-idle", "debug.FreeOSMemory after the drop", runIn("rss/held-fix", "")),
+	fires("rss-held-idle", "256 MiB dropped, then idle, with the CPU it used", runIn("rss/held-cpu", ""), Info, "CPU while idle (of one CPU)", 0, 2),
+	quiet("rss-held-idle", "the data kept and worked on for 2 s without a cycle", runIn("rss/busy", "")),
 
 	fires("rss-over-heap", "192 MiB mapped outside the heap", runIn("rss/offheap", ""), Warning, "peak RSS", 200, 215),
 	quiet("rss-over-heap", "48 MiB mapped outside the heap", runIn("rss/offheap-48", "")),

@@ -61,6 +61,8 @@ record() {
 }
 record held -case held
 record held-fix -case held -fix
+record held-cpu -case held
+record busy -case held -busy
 record offheap -case offheap -mb 192
 record offheap-48 -case offheap -mb 48
 

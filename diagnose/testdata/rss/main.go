@@ -5,7 +5,9 @@
 // held builds -mb MiB of data on the Go heap in 1 MiB chunks, drops it and
 // idles for -idle, as a service does after a burst: no cycle runs after the
 // drop, so the freed pages stay resident. With -fix it calls
-// debug.FreeOSMemory() once after the drop.
+// debug.FreeOSMemory() once after the drop. With -busy it keeps the data
+// and works on it for -idle without allocating, as a server does that
+// serves from memory: no cycle runs either, but the program is not idle.
 //
 // offheap maps -mb MiB of anonymous memory outside the Go heap (as cgo or
 // mmap'd files do) and touches every page, then allocates 256 MiB of
@@ -34,10 +36,11 @@ func main() {
 	mb := flag.Int("mb", 256, "MiB to hold")
 	idle := flag.Duration("idle", 2*time.Second, "idle time after the burst (held)")
 	fix := flag.Bool("fix", false, "return the memory after the burst (held)")
+	busy := flag.Bool("busy", false, "keep the data and work on it instead of idling (held)")
 	flag.Parse()
 	switch *name {
 	case "held":
-		held(*mb, *idle, *fix)
+		held(*mb, *idle, *fix, *busy)
 	case "offheap":
 		if err := offHeap(*mb); err != nil {
 			fmt.Fprintln(os.Stderr, "rss:", err)
@@ -49,13 +52,25 @@ func main() {
 	}
 }
 
-func held(mb int, idle time.Duration, fix bool) {
+func held(mb int, idle time.Duration, fix, busy bool) {
 	for i := range mb {
 		b := make([]byte, 1<<20)
 		for j := 0; j < len(b); j += 4096 {
 			b[j] = byte(i)
 		}
 		data = append(data, b)
+	}
+	if busy {
+		var sum byte
+		for end := time.Now().Add(idle); time.Now().Before(end); {
+			for _, b := range data {
+				for j := 0; j < len(b); j += 4096 {
+					sum += b[j]
+				}
+			}
+		}
+		sink = []byte{sum}
+		return
 	}
 	data = nil // the burst is over
 	if fix {
