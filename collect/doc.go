@@ -5,8 +5,7 @@
 // passes its output through while keeping a copy of its standard error (where
 // the runtime writes the gctrace lines) and of the gctrace lines on its
 // standard output (where go test puts the test binary's), samples its
-// resident set size, and
-// records how it was run: Go version, GOGC, GOMEMLIMIT, GOMAXPROCS, CPU count
+// resident set size and CPU time, and records how it was run: Go version, GOGC, GOMEMLIMIT, GOMAXPROCS, CPU count
 // and cgroup limits. With a bundle.Writer the evidence is written as a
 // bundle that can be analysed later or on another machine.
 //
