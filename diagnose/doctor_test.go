@@ -1,11 +1,13 @@
 package diagnose
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gcdoctor/gcdoctor/gctrace"
+	"github.com/gcdoctor/gcdoctor/heapprof"
 	"github.com/gcdoctor/gcdoctor/pacer"
 )
 
@@ -50,6 +52,39 @@ func TestRankLint(t *testing.T) {
 	plain := rankLint(le, nil)
 	if plain[0].Rule != "appendprealloc" || plain[0].Weighed {
 		t.Errorf("without a profile: %+v", plain[0])
+	}
+}
+
+// TestRankLintThrough weighs a finding at a call to a helper that
+// allocates by what the helper allocated for it: in the demo server's
+// profile (internal/cli/testdata/demo-bundle), newBuf's make at
+// server.go:66 is the site, and the largebufalloc finding is at its call,
+// server.go:80.
+func TestRankLintThrough(t *testing.T) {
+	f, err := os.Open("../internal/cli/testdata/demo-bundle/allocs.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := heapprof.Read(f, "allocs.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := &LintEvidence{Findings: []LintFinding{
+		{Rule: "largebufalloc", File: "internal/demo/server.go", Line: 80},
+		{Rule: "sprintfconv", File: "internal/demo/server.go", Line: 66},
+		{Rule: "timeafterloop", File: "internal/demo/server.go", Line: 20},
+	}}
+	got := rankLint(le, &HeapEvidence{Profile: p})
+	call, site, cold := got[0], got[1], got[2]
+	if call.Line != 80 || !call.Through || call.HeapRank != 0 || call.Share < 0.99 {
+		t.Errorf("the call to newBuf: %+v, want 99%% or more of the bytes, through the call", call)
+	}
+	if site.Line != 66 || site.Through || site.HeapRank != 1 || site.Bytes != call.Bytes {
+		t.Errorf("newBuf's make: %+v, want the first site, with the call's bytes", site)
+	}
+	if cold.Bytes != 0 || cold.Through {
+		t.Errorf("a line off every stack: %+v, want cold", cold)
 	}
 }
 

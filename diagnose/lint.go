@@ -41,6 +41,10 @@ type LintFinding struct {
 	// HeapRank is the line's rank among the profile's allocation sites
 	// (1 = the most bytes); 0 when it is not one of them.
 	HeapRank int
+	// Through reports that Bytes were allocated not at the line but in
+	// what it calls: a call to a helper that allocates (newBuf() making
+	// a buffer), which the sites charge to the helper's own line.
+	Through bool
 }
 
 // Location returns where the finding is.
@@ -56,12 +60,24 @@ func rankLint(l *LintEvidence, h *HeapEvidence) []LintFinding {
 	}
 	sites := h.Profile.Top(heapprof.SiteOptions{})
 	idx := newLineIndex(sites.Sites)
+	var lines []heapprof.Line
+	var through lineIndex
 	for i := range out {
 		f := &out[i]
 		f.Weighed = true
 		if j, ok := idx.lookup(f.File, f.Line); ok {
 			s := sites.Sites[j]
 			f.Bytes, f.Share, f.HeapRank = s.AllocBytes, s.Share, j+1
+			continue
+		}
+		// Not an allocation site itself: what was allocated through the
+		// line, by the functions it calls.
+		if through == nil {
+			lines = h.Profile.Lines()
+			through = newLineIndex(linePlaces(lines))
+		}
+		if j, ok := through.lookup(f.File, f.Line); ok && lines[j].AllocBytes > 0 {
+			f.Bytes, f.Share, f.Through = lines[j].AllocBytes, lines[j].Share, true
 		}
 	}
 	slices.SortStableFunc(out, func(a, b LintFinding) int {
@@ -93,6 +109,16 @@ type lineKey struct {
 type lineSite struct {
 	parts []string // the cleaned path split on "/"
 	index int      // in the ranked sites
+}
+
+// linePlaces returns lines as sites with their place alone, for
+// newLineIndex.
+func linePlaces(lines []heapprof.Line) []heapprof.Site {
+	out := make([]heapprof.Site, len(lines))
+	for i, l := range lines {
+		out[i] = heapprof.Site{File: l.File, Line: l.Line}
+	}
+	return out
 }
 
 func newLineIndex(sites []heapprof.Site) lineIndex {

@@ -631,3 +631,39 @@ func shortPath(p string) string {
 	}
 	return p
 }
+
+// TestLines checks the bytes allocated through each line of a real
+// profile (go test -memprofile of an io.Copy): a site's line carries at
+// least the site's bytes, since every sample charged to the site passes
+// through it, and no line more than the profile's total.
+func TestLines(t *testing.T) {
+	f, err := os.Open("testdata/profiles/copy.pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := Read(f, "copy.pprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := p.Lines()
+	at := map[string]Line{}
+	for i, l := range lines {
+		if i > 0 && l.AllocBytes > lines[i-1].AllocBytes {
+			t.Fatalf("line %d (%d bytes) after a lighter one", i, l.AllocBytes)
+		}
+		if l.AllocBytes > p.TotalAllocBytes || l.Share > 1 {
+			t.Errorf("%s:%d: %d bytes (%.2f) of %d", l.File, l.Line, l.AllocBytes, l.Share, p.TotalAllocBytes)
+		}
+		at[fmt.Sprintf("%s:%d", l.File, l.Line)] = l
+	}
+	sites := p.Sites(SiteOptions{})
+	if len(sites) == 0 {
+		t.Fatal("no sites")
+	}
+	for _, s := range sites {
+		if l, ok := at[s.Pos()]; s.Line > 0 && (!ok || l.AllocBytes < s.AllocBytes) {
+			t.Errorf("site %s (%d bytes): line %+v", s.Pos(), s.AllocBytes, l)
+		}
+	}
+}

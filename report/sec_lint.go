@@ -36,6 +36,7 @@ func lintSection(d *diagnose.Diagnosis) *Section {
 	if weighed {
 		t.Columns = append([]Column{{Head: "alloc", Num: true}, {Head: "share", Num: true}}, t.Columns...)
 	}
+	through, cold := false, false
 	for i, f := range d.LintRanked {
 		if i == maxLintRows {
 			t.Footer = append(t.Footer, fmt.Sprintf("… and %d more (--format json lists them all).", len(d.LintRanked)-i))
@@ -48,14 +49,22 @@ func lintSection(d *diagnose.Diagnosis) *Section {
 		cells := []string{fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line), check, f.Message}
 		if weighed {
 			alloc, share := "–", "cold"
+			cold = cold || f.Bytes <= 0
 			if f.Bytes > 0 {
 				alloc, share = fmtBytes(f.Bytes), fmt.Sprintf("%.1f%%", f.Share*100)
+				if f.Through {
+					share += "*"
+					through = true
+				}
 			}
 			cells = append([]string{alloc, share}, cells...)
 		}
 		t.Rows = append(t.Rows, TableRow{Cells: cells})
 	}
-	if weighed {
+	if through {
+		t.Footer = append(t.Footer, "*: allocated by what the line calls, not at the line itself.")
+	}
+	if cold {
 		t.Footer = append(t.Footer, "cold: the profile saw no allocation at the line under this load.")
 	}
 	sec.Tables = append(sec.Tables, t)
@@ -81,6 +90,7 @@ type jsonLintFinding struct {
 	Bytes    int64  `json:"alloc_bytes"`
 	Share    num    `json:"share"`
 	HeapRank int    `json:"heap_rank,omitempty"`
+	Through  bool   `json:"through_call"`
 }
 
 func lintJSON(d *diagnose.Diagnosis) *jsonLint {
@@ -88,7 +98,7 @@ func lintJSON(d *diagnose.Diagnosis) *jsonLint {
 	for i, f := range d.LintRanked {
 		jl.Weighed = f.Weighed
 		jl.Findings = append(jl.Findings, jsonLintFinding{Rank: i + 1, Rule: f.Rule, File: f.File, Line: f.Line, Column: f.Column,
-			Message: f.Message, Fixable: f.Fixable, Bytes: f.Bytes, Share: num(f.Share), HeapRank: f.HeapRank})
+			Message: f.Message, Fixable: f.Fixable, Bytes: f.Bytes, Share: num(f.Share), HeapRank: f.HeapRank, Through: f.Through})
 	}
 	return jl
 }
