@@ -100,6 +100,10 @@ type Finding struct {
 	// lintNote is a lint-hot finding's check message, for folding it into
 	// another finding about the same line.
 	lintNote string
+	// lintSite is, for a lint-hot finding at a call whose bytes were
+	// allocated by what it calls, the allocation site they went to: a
+	// finding about that site is about the same garbage.
+	lintSite *Location
 }
 
 // RunInfo describes a program run by gcdoctor, when the evidence comes from

@@ -88,6 +88,35 @@ func TestRankLintThrough(t *testing.T) {
 	}
 }
 
+// TestLintHotThrough: a lint finding at the call to a helper that makes
+// the buffer a heap rule reports (the demo server's newBuf) is folded
+// into that rule's finding, not reported again as lint-hot.
+func TestLintHotThrough(t *testing.T) {
+	f, err := os.Open("../internal/cli/testdata/demo-bundle/allocs.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := heapprof.Read(f, "allocs.pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &HeapEvidence{Name: "allocs.pb.gz", Profile: p, Top: p.Top(heapprof.SiteOptions{N: 10})}
+	le := &LintEvidence{Findings: []LintFinding{{Rule: "largebufalloc", File: "internal/demo/server.go", Line: 80,
+		Message: "10240 KiB buffer allocated on every HTTP request by newBuf"}}}
+	d := Diagnose(&Input{Heap: h, Lint: le})
+	if _, ok := findingByID(d, ruleLintHot); ok {
+		t.Errorf("a lint-hot finding beside %v", ids(d))
+	}
+	big, ok := findingByID(d, "heap-large-buffer")
+	if !ok {
+		t.Fatalf("no heap-large-buffer among %v", ids(d))
+	}
+	if !strings.Contains(big.Message, "gcdoctor lint flags the call at server.go:80: 10240 KiB buffer") {
+		t.Errorf("largebufalloc not folded into heap-large-buffer: %q", big.Message)
+	}
+}
+
 // TestLintHot checks, on what gcdoctor lint found in testdata/heap, that a
 // hot lint line becomes a finding, a cold one does not, and a lint finding
 // about a line a heap rule reports is folded into that rule's finding.

@@ -45,6 +45,9 @@ type LintFinding struct {
 	// what it calls: a call to a helper that allocates (newBuf() making
 	// a buffer), which the sites charge to the helper's own line.
 	Through bool
+	// ThroughSite is then the heaviest allocation site whose heaviest
+	// stack passes through the line, nil when none does.
+	ThroughSite *Location
 }
 
 // Location returns where the finding is.
@@ -78,6 +81,7 @@ func rankLint(l *LintEvidence, h *HeapEvidence) []LintFinding {
 		}
 		if j, ok := through.lookup(f.File, f.Line); ok && lines[j].AllocBytes > 0 {
 			f.Bytes, f.Share, f.Through = lines[j].AllocBytes, lines[j].Share, true
+			f.ThroughSite = siteThrough(sites.Sites, lines[j])
 		}
 	}
 	slices.SortStableFunc(out, func(a, b LintFinding) int {
@@ -109,6 +113,19 @@ type lineKey struct {
 type lineSite struct {
 	parts []string // the cleaned path split on "/"
 	index int      // in the ranked sites
+}
+
+// siteThrough returns the heaviest of sites (ranked, heaviest first)
+// whose heaviest stack passes through line l, or nil.
+func siteThrough(sites []heapprof.Site, l heapprof.Line) *Location {
+	for _, s := range sites {
+		for _, fr := range s.Stack {
+			if fr.File == l.File && fr.Line == l.Line {
+				return &Location{File: s.File, Line: s.Line}
+			}
+		}
+	}
+	return nil
 }
 
 // linePlaces returns lines as sites with their place alone, for

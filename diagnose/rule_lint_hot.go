@@ -21,7 +21,10 @@ this program under this load.`,
 		Detection: `A gcdoctor lint finding whose line the heap profile charges with ≥ 5% (and
 ≥ 1 MiB) of the allocated bytes (the bytes charged to the user's code, as
 for the heap sites). When a heap rule already reports the line, the lint
-finding is folded into it instead of being reported twice.`,
+finding is folded into it instead of being reported twice. A finding at a
+call to a helper that allocates (a function returning a new buffer) is
+charged what the helper allocated through the call, and folded into a heap
+rule's finding about the helper's allocation.`,
 		Remedy: `The check's own advice; gcdoctor lint --fix applies it where the change is
 mechanical.`,
 		Verify: `gcdoctor lint no longer reports the line, and a new heap profile under the
@@ -39,6 +42,13 @@ same load no longer ranks it.`,
 				where := fmt.Sprintf("%s:%d", filepath.Base(l.File), l.Line)
 				f.Message = fmt.Sprintf("%s: %s [%s]. The heap profile charges this line with %s of the allocated bytes (%s, site #%d).",
 					where, l.Message, l.Rule, pct(l.Share), bytesStr(l.Bytes), l.HeapRank)
+				ranked := fmt.Sprintf("now #%d, %s of the bytes", l.HeapRank, pct(l.Share))
+				if l.Through {
+					f.Message = fmt.Sprintf("%s: %s [%s]. The heap profile charges what this line calls with %s of the allocated bytes (%s).",
+						where, l.Message, l.Rule, pct(l.Share), bytesStr(l.Bytes))
+					ranked = fmt.Sprintf("now %s of the bytes through it", pct(l.Share))
+					f.lintSite = l.ThroughSite
+				}
 				src := ""
 				if c.in.Heap != nil {
 					src = filepath.Base(c.in.Heap.Name)
@@ -50,7 +60,7 @@ same load no longer ranks it.`,
 				f.Where = []Location{l.Location()}
 				f.lintNote = fmt.Sprintf("%s [%s].", l.Message, l.Rule)
 				f.Remedy = lintRemedy(&l)
-				f.Verify = fmt.Sprintf("gcdoctor lint no longer reports %s, and a heap profile taken under the same load no longer ranks the line (now #%d, %s of the bytes).", where, l.HeapRank, pct(l.Share))
+				f.Verify = fmt.Sprintf("gcdoctor lint no longer reports %s, and a heap profile taken under the same load no longer ranks the line (%s).", where, ranked)
 				out = append(out, f)
 			}
 			return out
@@ -84,12 +94,17 @@ func foldLint(fs []Finding) []Finding {
 		if f.ID != ruleLintHot {
 			continue
 		}
+		note := " gcdoctor lint flags the line too: "
 		j, ok := matchLocation(at, f.Where[0])
+		if !ok && f.lintSite != nil {
+			j, ok = matchLocation(at, *f.lintSite)
+			note = fmt.Sprintf(" gcdoctor lint flags the call at %s:%d: ", filepath.Base(f.Where[0].File), f.Where[0].Line)
+		}
 		if !ok {
 			continue
 		}
 		o := &fs[j]
-		o.Message += " gcdoctor lint flags the line too: " + f.lintNote
+		o.Message += note + f.lintNote
 		o.Remedy = f.Remedy + " " + o.Remedy
 		drop[i] = true
 	}
