@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
 // scenariosMD, when set, receives the markdown rows of docs/scenarios.md
@@ -232,22 +233,26 @@ func doctorEvidence(t *testing.T, v variant) *doctorResult {
 			t.Fatalf("gcdoctor doctor %v: %v", v, err)
 		}
 	}
-	r.lastRSS = lastRSS(filepath.Join(b, "rss.csv"))
+	r.lastRSS = lastRSS(b)
 	mu.Lock()
 	doctors[v.key()] = r
 	mu.Unlock()
 	return r
 }
 
-func lastRSS(path string) int64 {
-	data, err := os.ReadFile(path)
+// lastRSS returns the last RSS sample of the bundle in dir, in bytes, or
+// 0 when it has none.
+func lastRSS(dir string) int64 {
+	b, err := bundle.Open(dir)
 	if err != nil {
 		return 0
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	f := strings.Split(lines[len(lines)-1], ",")
-	n, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
-	return n
+	defer b.Close()
+	samples, err := b.RSS()
+	if err != nil || len(samples) == 0 {
+		return 0
+	}
+	return samples[len(samples)-1].RSS
 }
 
 // lintOf returns the doctor's source-check findings in pkg's own files.
