@@ -8,11 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/gcdoctor/gcdoctor/bundle"
 )
 
 // scenariosMD, when set, receives the markdown rows of docs/scenarios.md
@@ -241,18 +241,22 @@ func doctorEvidence(t *testing.T, v variant) *doctorResult {
 }
 
 // lastRSS returns the last RSS sample of the bundle in dir, in bytes, or
-// 0 when it has none.
+// 0 when it has none. It reads rss.csv's rss_bytes column by its header
+// name, as the bundle package does; TestLintFix copies this package alone
+// into a module of its own, so it imports no other package of gcdoctor.
 func lastRSS(dir string) int64 {
-	b, err := bundle.Open(dir)
+	data, err := os.ReadFile(filepath.Join(dir, "rss.csv"))
 	if err != nil {
 		return 0
 	}
-	defer b.Close()
-	samples, err := b.RSS()
-	if err != nil || len(samples) == 0 {
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	col := slices.Index(strings.Split(lines[0], ","), "rss_bytes")
+	f := strings.Split(lines[len(lines)-1], ",")
+	if len(lines) < 2 || col < 0 || col >= len(f) {
 		return 0
 	}
-	return samples[len(samples)-1].RSS
+	n, _ := strconv.ParseInt(f[col], 10, 64)
+	return n
 }
 
 // lintOf returns the doctor's source-check findings in pkg's own files.
