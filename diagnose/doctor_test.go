@@ -55,21 +55,29 @@ func TestRankLint(t *testing.T) {
 	}
 }
 
+// demoProfile reads the allocation profile of the demo server's bundle
+// (internal/cli/testdata/demo-bundle), where newBuf() makes a 10 MiB
+// buffer per request.
+func demoProfile(t *testing.T) *heapprof.Profile {
+	t.Helper()
+	p := cached(t, "../internal/cli/testdata/demo-bundle/allocs.pb.gz", func(path string) (*heapprof.Profile, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return heapprof.Read(f, "allocs.pb.gz")
+	})
+	return p
+}
+
 // TestRankLintThrough weighs a finding at a call to a helper that
 // allocates by what the helper allocated for it: in the demo server's
 // profile (internal/cli/testdata/demo-bundle), newBuf's make at
 // server.go:66 is the site, and the largebufalloc finding is at its call,
 // server.go:80.
 func TestRankLintThrough(t *testing.T) {
-	f, err := os.Open("../internal/cli/testdata/demo-bundle/allocs.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := heapprof.Read(f, "allocs.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := demoProfile(t)
 	le := &LintEvidence{Findings: []LintFinding{
 		{Rule: "largebufalloc", File: "internal/demo/server.go", Line: 80},
 		{Rule: "sprintfconv", File: "internal/demo/server.go", Line: 66},
@@ -92,15 +100,7 @@ func TestRankLintThrough(t *testing.T) {
 // the buffer a heap rule reports (the demo server's newBuf) is folded
 // into that rule's finding, not reported again as lint-hot.
 func TestLintHotThrough(t *testing.T) {
-	f, err := os.Open("../internal/cli/testdata/demo-bundle/allocs.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := heapprof.Read(f, "allocs.pb.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := demoProfile(t)
 	h := &HeapEvidence{Name: "allocs.pb.gz", Profile: p, Top: p.Top(heapprof.SiteOptions{N: 10})}
 	le := &LintEvidence{Findings: []LintFinding{{Rule: "largebufalloc", File: "internal/demo/server.go", Line: 80,
 		Message: "10240 KiB buffer allocated on every HTTP request by newBuf"}}}
