@@ -103,6 +103,10 @@ type program struct {
 	cmd       *exec.Cmd
 	started   time.Time
 	exited    chan struct{} // closed when the program has exited, before it is reaped
+	// ownHWM is this process's VmHWM just after the program started, in
+	// bytes: what the kernel's maximum RSS of the program may have taken
+	// from this process (see peakRSS).
+	ownHWM int64
 }
 
 // prepare checks s and finds the program it names.
@@ -312,6 +316,7 @@ func (p *program) start(o *outputs) error {
 	p.exited = make(chan struct{})
 	go startLocked(p.cmd, started, p.exited)
 	err := <-started
+	p.ownHWM = selfHWM()
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Op == "fork/exec" {
 		err = pe.Err
@@ -325,6 +330,7 @@ type outcome struct {
 	killed   bool
 	stopped  bool // a SIGINT or SIGTERM was passed on or sent
 	rss      []bundle.RSSSample
+	hwm      int64 // the program's peak RSS as the kernel kept it (VmHWM) at the last sample, bytes
 	host     []bundle.HostSample
 	every    time.Duration // RSS sampling interval at the end
 	memLimit int64
@@ -347,7 +353,7 @@ func (p *program) watch(ctx context.Context, sigs <-chan os.Signal) *outcome {
 	<-p.exited
 	o.duration = time.Since(p.started)
 	o.killed = <-supervised
-	o.rss, o.every = samples.stop()
+	o.rss, o.every, o.hwm = samples.stop()
 	o.host = host.stop()
 	o.stopped = c.stopped
 	o.waitErr = p.cmd.Wait()
@@ -381,7 +387,7 @@ func (p *program) result(o *outcome, trace *traceFile, replayed int) *Result {
 			code := res.ExitCode
 			exitCode = &code
 		}
-		res.PeakRSS = peakRSS(o.rss, ps)
+		res.PeakRSS = max(peakRSS(o.rss, ps, p.ownHWM), o.hwm)
 		res.CPU = ps.UserTime() + ps.SystemTime()
 	}
 	res.Meta = &bundle.Meta{
@@ -589,12 +595,14 @@ func waitExited(pid int) {
 	}
 }
 
-// peakRSS returns the largest RSS of the program. The kernel's maximum RSS
-// for the child is exact but, because os/exec starts programs with vfork,
-// it begins at this process's own peak at the time of the exec. It is used
-// only when it exceeds this process's peak and so cannot be inherited;
-// otherwise the largest sample is the best estimate.
-func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
+// peakRSS returns the largest RSS of the program: the largest sample, or
+// the kernel's maximum RSS of the child when that is known to be the
+// program's. The kernel's figure is exact but, because os/exec starts
+// programs with vfork, it begins at this process's own high-water mark at
+// the time of the exec (own, read just after the start). It is used only
+// when it exceeds that and so cannot be inherited. The sampler's reading
+// of the program's own VmHWM covers the rest (rssSampler.hwm).
+func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState, own int64) int64 {
 	var peak int64
 	for _, s := range samples {
 		peak = max(peak, s.RSS)
@@ -604,11 +612,8 @@ func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
 		return peak
 	}
 	maxrss := ru.Maxrss * 1024 // kibibytes on Linux
-	var own int64
-	if self, err := procfs.Self(); err == nil {
-		if st, err := self.NewStatus(); err == nil {
-			own = int64(st.VmHWM)
-		}
+	if own <= 0 {
+		own = selfHWM()
 	}
 	if maxrss > own {
 		peak = max(peak, maxrss)
@@ -616,11 +621,25 @@ func peakRSS(samples []bundle.RSSSample, ps *os.ProcessState) int64 {
 	return peak
 }
 
+// selfHWM returns this process's VmHWM in bytes, 0 when unknown.
+func selfHWM() int64 {
+	if self, err := procfs.Self(); err == nil {
+		if st, err := self.NewStatus(); err == nil {
+			return int64(st.VmHWM)
+		}
+	}
+	return 0
+}
+
 // rssSampler samples the RSS of a process in the background.
 type rssSampler struct {
 	quit chan struct{}
 	done chan struct{}
 	buf  rssBuffer
+	// hwm is the largest VmHWM read: the kernel's own high-water mark of
+	// the program's RSS, which holds a peak between two samples. Sampling
+	// starts after the exec, so it is the program's and not inherited.
+	hwm int64
 }
 
 // sampleRSS starts sampling the RSS and the CPU time of process pid every interval, with
@@ -645,9 +664,13 @@ func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSam
 				if s.buf.add(bundle.RSSSample{Elapsed: time.Since(start), RSS: int64(st.ResidentMemory()), CPU: cpu, HasCPU: true}) {
 					tick.Reset(s.buf.every)
 				}
+				s.readHWM(proc)
 			}
 			select {
 			case <-s.quit:
+				// A program still running has its latest high-water mark;
+				// one that has exited has none left to read.
+				s.readHWM(proc)
 				return
 			case <-tick.C:
 			}
@@ -656,12 +679,19 @@ func sampleRSS(pid int, start time.Time, every time.Duration, limit int) *rssSam
 	return s
 }
 
-// stop ends sampling and returns the samples taken and the interval
-// between them at the end.
-func (s *rssSampler) stop() ([]bundle.RSSSample, time.Duration) {
+// readHWM keeps the program's VmHWM when it is larger than hwm.
+func (s *rssSampler) readHWM(proc procfs.Proc) {
+	if ps, err := proc.NewStatus(); err == nil {
+		s.hwm = max(s.hwm, int64(ps.VmHWM))
+	}
+}
+
+// stop ends sampling and returns the samples taken, the interval
+// between them at the end and the largest VmHWM read, in bytes.
+func (s *rssSampler) stop() ([]bundle.RSSSample, time.Duration, int64) {
 	close(s.quit)
 	<-s.done
-	return s.buf.samples, s.buf.every
+	return s.buf.samples, s.buf.every, s.hwm
 }
 
 // rssBuffer holds RSS samples taken every interval, at most limit of them:

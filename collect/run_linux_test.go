@@ -115,6 +115,43 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
+// TestSampleRSSHighWater: a peak of RSS that comes and goes between two
+// samples is kept by the kernel's high-water mark (VmHWM), which the
+// sampler reads with each sample. The program maps and touches 64 MiB
+// 200 ms after its start and unmaps them; samples come every 10 s, so
+// only the one at the start is taken.
+func TestSampleRSSHighWater(t *testing.T) {
+	t.Parallel()
+	bin := alloc(t)
+	cmd := exec.Command(bin, "-alloc=0", "-spike=64", "-spike-after=200ms", "-sleep")
+	out := newLockedBuffer("alloc: ready")
+	cmd.Stdout = out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	s := sampleRSS(cmd.Process.Pid, time.Now(), 10*time.Second, 16)
+	select {
+	case <-out.seen:
+	case <-time.After(time.Minute):
+		t.Fatalf("no ready line: %q", out.String())
+	}
+	samples, _, hwm := s.stop()
+	if !strings.Contains(out.String(), "alloc: spike done") {
+		t.Fatalf("no spike: %q", out.String())
+	}
+	largest := int64(0)
+	for _, x := range samples {
+		largest = max(largest, x.RSS)
+	}
+	if hwm < 64<<20 || largest >= 64<<20 {
+		t.Errorf("VmHWM %d bytes, largest of %d samples %d bytes; want the 64 MiB spike in VmHWM only", hwm, len(samples), largest)
+	}
+}
+
 func TestRunBundle(t *testing.T) {
 	t.Parallel()
 	bin := alloc(t)

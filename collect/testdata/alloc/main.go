@@ -30,6 +30,8 @@ func main() {
 	killSelf := flag.Bool("kill-self", false, "kill itself with SIGKILL")
 	readStdin := flag.Bool("stdin", false, "read standard input to the end and report its size")
 	heapPeak := flag.Bool("heap-peak", false, "write the heap profile at the peak where gcdoctor asks (agent.WatchHeapPeak)")
+	spike := flag.Int("spike", 0, "after allocating, map this many MiB outside the heap, touch them and unmap them again: a peak of RSS between two samples")
+	spikeAfter := flag.Duration("spike-after", 0, "wait this long before the spike")
 	flag.Parse()
 	stopPeak := func() {}
 	if *heapPeak {
@@ -69,6 +71,19 @@ func main() {
 	// A forced collection prints a gctrace line even with GOGC=off.
 	runtime.GC()
 	stopPeak()
+	if *spike > 0 {
+		time.Sleep(*spikeAfter)
+		m, err := syscall.Mmap(-1, 0, *spike<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "alloc:", err)
+			os.Exit(1)
+		}
+		for j := 0; j < len(m); j += 4096 {
+			m[j] = 1
+		}
+		syscall.Munmap(m)
+		fmt.Println("alloc: spike done")
+	}
 
 	switch {
 	case *killSelf:
