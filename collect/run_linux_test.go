@@ -117,9 +117,9 @@ func (b *lockedBuffer) String() string {
 
 // TestSampleRSSHighWater: a peak of RSS that comes and goes between two
 // samples is kept by the kernel's high-water mark (VmHWM), which the
-// sampler reads with each sample. The program maps and touches 64 MiB
-// 200 ms after its start and unmaps them; samples come every 10 s, so
-// only the one at the start is taken.
+// sampler reads with each sample and when it stops. The program maps and
+// touches 64 MiB 200 ms after its start and unmaps them; samples come
+// every 10 s, so only the one at the start is taken.
 func TestSampleRSSHighWater(t *testing.T) {
 	t.Parallel()
 	bin := alloc(t)
@@ -147,8 +147,10 @@ func TestSampleRSSHighWater(t *testing.T) {
 	for _, x := range samples {
 		largest = max(largest, x.RSS)
 	}
-	if hwm < 64<<20 || largest >= 64<<20 {
-		t.Errorf("VmHWM %d bytes, largest of %d samples %d bytes; want the 64 MiB spike in VmHWM only", hwm, len(samples), largest)
+	// The one sample is taken at the start, before the spike (on a busy
+	// machine it may come later, and see part of it).
+	if hwm < 64<<20 || hwm < largest {
+		t.Errorf("VmHWM %d bytes, largest of %d samples %d bytes; want the 64 MiB spike in VmHWM", hwm, len(samples), largest)
 	}
 }
 
