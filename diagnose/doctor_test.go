@@ -1,7 +1,6 @@
 package diagnose
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,15 +59,7 @@ func TestRankLint(t *testing.T) {
 // buffer per request.
 func demoProfile(t *testing.T) *heapprof.Profile {
 	t.Helper()
-	p := cached(t, "../internal/cli/testdata/demo-bundle/allocs.pb.gz", func(path string) (*heapprof.Profile, error) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return heapprof.Read(f, "allocs.pb.gz")
-	})
-	return p
+	return profileIn(t, "../../internal/cli/testdata/demo-bundle/allocs.pb.gz")
 }
 
 // TestRankLintThrough weighs a finding at a call to a helper that

@@ -37,6 +37,20 @@ func cached[T any](t *testing.T, path string, load func(string) (T, error)) T {
 	return v
 }
 
+// profileIn reads a heap profile, path relative to testdata/, once for
+// all tests.
+func profileIn(t *testing.T, path string) *heapprof.Profile {
+	t.Helper()
+	return cached(t, path, func(p string) (*heapprof.Profile, error) {
+		f, err := os.Open(filepath.Join("testdata", p))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return heapprof.Read(f, p)
+	})
+}
+
 // gctraceLog parses a gctrace log of testdata/, keeping its cycles for the
 // pacer model and the cross-checks.
 func gctraceLog(t *testing.T, path string) *gctrace.Log {
@@ -83,14 +97,7 @@ func heapSource(file string, line int) string {
 func heapEvidence(t *testing.T, name string) *HeapEvidence {
 	t.Helper()
 	path := "heap/" + name + ".pb.gz"
-	p := cached(t, path, func(p string) (*heapprof.Profile, error) {
-		f, err := os.Open(filepath.Join("testdata", p))
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		return heapprof.Read(f, p)
-	})
+	p := profileIn(t, path)
 	esc := cached(t, "heap/escape.txt", func(p string) (*escape.Report, error) {
 		f, err := os.Open(filepath.Join("testdata", p))
 		if err != nil {

@@ -74,14 +74,7 @@ func withLog(in func(*testing.T) *Input, path string) func(*testing.T) *Input {
 func peakIn(name string) func(*testing.T) *Input {
 	return func(t *testing.T) *Input {
 		path := "peak/" + name + ".pb.gz"
-		p := cached(t, path, func(p string) (*heapprof.Profile, error) {
-			f, err := os.Open(filepath.Join("testdata", p))
-			if err != nil {
-				return nil, err
-			}
-			defer f.Close()
-			return heapprof.Read(f, p)
-		})
+		p := profileIn(t, path)
 		h := &HeapEvidence{Name: path, Profile: p, Top: p.Top(heapprof.SiteOptions{N: 10}),
 			Inuse: p.Top(heapprof.SiteOptions{Sort: heapprof.ByInuseSpace, N: 3})}
 		return &Input{Log: gctraceLog(t, "peak/"+name+".gctrace.log"), Heap: h}
